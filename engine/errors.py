@@ -1,0 +1,43 @@
+"""Typed errors. Every message is written to be shown to a player as is."""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    """Base class of everything the engine raises on purpose."""
+
+
+class IllegalAction(EngineError):
+    """An action the rules do not allow now. The game state is left unchanged."""
+
+
+class WrongPhase(IllegalAction):
+    """The game is not waiting for this kind of decision."""
+
+
+class NotYourTurn(IllegalAction):
+    """Another seat must make this decision."""
+
+
+class IllegalTarget(IllegalAction):
+    """The chosen player may not be chosen (dead, term-limited, yourself, already investigated)."""
+
+
+class TileNotInHand(IllegalAction):
+    """The chosen policy tile is not in the acting player's hand."""
+
+
+class VetoUnavailable(IllegalAction):
+    """A veto may not be proposed now."""
+
+
+class DuplicateVote(IllegalAction):
+    """The seat already cast this very ballot."""
+
+
+class SetupError(EngineError):
+    """A game cannot be set up as asked (player count, variant, fixed orders)."""
+
+
+class RecordError(EngineError):
+    """A game record cannot be read or does not replay."""

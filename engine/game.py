@@ -1,0 +1,534 @@
+"""The rules of Secret Hitler as a deterministic state machine.
+
+`Game` holds the full (hidden) state. Callers ask `awaiting()` who must act,
+`legal_actions(seat)` what they may do, and `apply(action)` to play it; `apply` returns
+the events it caused, each tagged with its audience. `view(seat)` is one seat's
+information set; agents and front-ends should only ever see views.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+
+from . import events as ev
+from .actions import (
+    Action,
+    CallSpecialElection,
+    Discard,
+    Enact,
+    Execute,
+    Investigate,
+    Nominate,
+    ProposeVeto,
+    VetoReply,
+    Vote,
+)
+from .chance import Chance, SeededChance
+from .errors import (
+    DuplicateVote,
+    IllegalAction,
+    IllegalTarget,
+    NotYourTurn,
+    TileNotInHand,
+    VetoUnavailable,
+    WrongPhase,
+)
+from .roles import Party, Phase, Policy, Power, Role, WinReason
+from .variants import (
+    CHAOS_AT,
+    FASCIST_TO_WIN,
+    HITLER_ZONE,
+    LIBERAL_TO_WIN,
+    STANDARD,
+    VETO_AT,
+    Setup,
+    Variant,
+)
+from .views import PlayerView, make_view
+
+_POWER_PHASE = {
+    Power.INVESTIGATE: Phase.INVESTIGATE,
+    Power.SPECIAL_ELECTION: Phase.SPECIAL_ELECTION,
+    Power.EXECUTION: Phase.EXECUTE,
+}
+
+
+class Game:
+    """One game of Secret Hitler: full state, legal actions, transitions, views.
+
+    Construct with a seed (or any `Chance`); the role deal, first president and the
+    opening shuffle happen at once and are reported in `events`.
+    """
+
+    def __init__(
+        self,
+        players: int,
+        *,
+        variant: Variant = STANDARD,
+        seed: int | None = None,
+        chance: Chance | None = None,
+    ) -> None:
+        self.setup: Setup = variant.setup(players)
+        self.variant = variant
+        if chance is None:
+            seed = secrets.randbits(63) if seed is None else seed
+            chance = SeededChance(seed)
+        self.seed = seed
+        self.chance = chance
+        self.actions: list[Action] = []  # the move stack: every accepted action
+        self.events: list[ev.Event] = []
+
+        setup = self.setup
+        role_pool = (
+            [Role.LIBERAL] * setup.liberals + [Role.FASCIST] * setup.fascists + [Role.HITLER]
+        )
+        self.roles: tuple[Role, ...] = tuple(chance.deal_roles(role_pool))
+        self.hitler = self.roles.index(Role.HITLER)
+        self.president = chance.first_president(players)
+        self.draw_pile: list[Policy] = chance.shuffle(
+            [Policy.LIBERAL] * setup.liberal_tiles + [Policy.FASCIST] * setup.fascist_tiles
+        )
+        self.discard_pile: list[Policy] = []
+        self.hand: list[Policy] = []  # the tiles held by the president or chancellor now
+        self.phase = Phase.NOMINATE
+        self.chancellor: int | None = None
+        self.last_president: int | None = None  # of the last *elected* government
+        self.last_chancellor: int | None = None
+        self.special_election_caller: int | None = None
+        self.election_tracker = 0
+        self.liberal_policies = 0
+        self.fascist_policies = setup.fascist_policies_at_start
+        self.votes: dict[int, bool] = {}
+        self.alive = [True] * players
+        self.investigated: set[int] = set()
+        self.not_hitler: set[int] = set()
+        self.veto_refused = False  # the chancellor already proposed a veto this session
+        self.winner: Party | None = None
+        self.win_reason: WinReason | None = None
+
+        self._emit(ev.GameStarted(players, variant.name, self.fascist_policies))
+        for seat in range(players):
+            self._emit(ev.RoleDealt(seat, self.roles[seat], self.known_roles(seat)))
+        self._emit(ev.PresidentialCandidate(self.president))
+
+    # --- queries --------------------------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        """Number of seats."""
+        return self.setup.players
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.phase is Phase.GAME_OVER
+
+    @property
+    def veto_unlocked(self) -> bool:
+        """Whether chancellors may propose vetoes (five Fascist policies enacted)."""
+        return self.fascist_policies >= VETO_AT
+
+    @property
+    def alive_count(self) -> int:
+        """Number of living players."""
+        return sum(self.alive)
+
+    def living(self) -> list[int]:
+        """Living seats in table order."""
+        return [s for s in range(self.players) if self.alive[s]]
+
+    def left_of(self, seat: int) -> int:
+        """The first living seat after `seat` (which need not be alive)."""
+        n = self.players
+        for step in range(1, n + 1):
+            candidate = (seat + step) % n
+            if self.alive[candidate]:
+                return candidate
+        raise AssertionError("no living player")  # pragma: no cover - a game keeps 3+
+
+    def known_roles(self, seat: int) -> tuple[tuple[int, Role], ...]:
+        """Other seats' roles that `seat` knows from the deal (team knowledge)."""
+        role = self.roles[seat]
+        if role is Role.LIBERAL or (role is Role.HITLER and not self.setup.hitler_knows_fascists):
+            return ()
+        return tuple(
+            (s, r) for s, r in enumerate(self.roles) if s != seat and r is not Role.LIBERAL
+        )
+
+    def term_limited(self) -> list[int]:
+        """Seats that may not be nominated chancellor because of the last government."""
+        limited = []
+        if self.last_chancellor is not None:
+            limited.append(self.last_chancellor)
+        if self.last_president is not None and self.alive_count > 5:
+            limited.append(self.last_president)
+        return sorted(s for s in limited if self.alive[s])
+
+    def eligible_chancellors(self) -> list[int]:
+        """Seats the presidential candidate may nominate now."""
+        limited = self.term_limited()
+        return [
+            s
+            for s in range(self.players)
+            if self.alive[s] and s != self.president and s not in limited
+        ]
+
+    def awaiting(self) -> list[int]:
+        """Seats whose decision the game is waiting for (several during a vote)."""
+        phase = self.phase
+        if phase is Phase.GAME_OVER:
+            return []
+        if phase is Phase.VOTE:
+            return [s for s in self.living() if s not in self.votes]
+        if phase is Phase.CHANCELLOR_ENACT:
+            assert self.chancellor is not None
+            return [self.chancellor]
+        return [self.president]
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every distinct action `seat` may take now (empty if it need not act)."""
+        phase = self.phase
+        if phase is Phase.VOTE:
+            if not self.alive[seat]:
+                return []
+            if seat in self.votes:  # a ballot may be changed until the last one is in
+                return [Vote(seat, not self.votes[seat])]
+            return [Vote(seat, True), Vote(seat, False)]
+        if phase is Phase.GAME_OVER or seat not in self.awaiting():
+            return []
+        if phase is Phase.NOMINATE:
+            return [Nominate(seat, c) for c in self.eligible_chancellors()]
+        if phase is Phase.PRESIDENT_DISCARD:
+            return [Discard(seat, p) for p in _distinct(self.hand)]
+        if phase is Phase.CHANCELLOR_ENACT:
+            options: list[Action] = [Enact(seat, p) for p in _distinct(self.hand)]
+            if self.veto_unlocked and not self.veto_refused:
+                options.append(ProposeVeto(seat))
+            return options
+        if phase is Phase.VETO_REPLY:
+            return [VetoReply(seat, True), VetoReply(seat, False)]
+        targets = self.power_targets()
+        if phase is Phase.INVESTIGATE:
+            return [Investigate(seat, t) for t in targets]
+        if phase is Phase.SPECIAL_ELECTION:
+            return [CallSpecialElection(seat, t) for t in targets]
+        return [Execute(seat, t) for t in targets]
+
+    def power_targets(self) -> list[int]:
+        """Legal targets of the pending presidential power."""
+        others = [s for s in self.living() if s != self.president]
+        if self.phase is Phase.INVESTIGATE:
+            return [s for s in others if s not in self.investigated]
+        return others
+
+    # --- transitions ----------------------------------------------------------------
+
+    def apply(self, action: Action) -> list[ev.Event]:
+        """Play `action` and return the events it caused.
+
+        Raises an `IllegalAction` subclass, with a message for the player, and leaves
+        the state untouched when the action is not allowed now.
+        """
+        self._check(action)
+        start = len(self.events)
+        self.actions.append(action)
+        match action:
+            case Nominate():
+                self._nominate(action.chancellor)
+            case Vote():
+                self._vote(action.seat, action.ja)
+            case Discard():
+                self._president_discard(action.policy)
+            case Enact():
+                self._chancellor_enact(action.policy)
+            case ProposeVeto():
+                self.phase = Phase.VETO_REPLY
+                self._emit(ev.VetoProposed(action.seat))
+            case VetoReply():
+                self._veto_reply(action.agree)
+            case Investigate():
+                self._investigate(action.target)
+            case CallSpecialElection():
+                self._special_election(action.target)
+            case Execute():
+                self._execute(action.target)
+        return self.events[start:]
+
+    def _check(self, action: Action) -> None:
+        """Raise the precise `IllegalAction` for `action`, or return if it is legal."""
+        seat = action.seat
+        if not 0 <= seat < self.players:
+            raise IllegalAction(f"There is no seat {seat}.")
+        if self.phase is Phase.GAME_OVER:
+            raise WrongPhase("The game is over.")
+        if self.phase is not _ACTION_PHASE[type(action)]:
+            raise WrongPhase(
+                f"That is not possible now: the game is waiting for {_PHASE_WORDS[self.phase]}."
+            )
+        if not self.alive[seat]:
+            raise NotYourTurn("Dead players take no part in the game.")
+        if isinstance(action, Vote):
+            previous = self.votes.get(seat)
+            if previous is action.ja:
+                raise DuplicateVote(f"You already voted {'Ja' if action.ja else 'Nein'}.")
+            return
+        if seat not in self.awaiting():
+            who = "the chancellor" if self.phase is Phase.CHANCELLOR_ENACT else "the president"
+            raise NotYourTurn(f"Only {who} (seat {self.awaiting()[0]}) can do that now.")
+        match action:
+            case Nominate():
+                self._check_nominee(action.chancellor)
+            case Discard() | Enact():
+                if action.policy not in self.hand:
+                    raise TileNotInHand(
+                        f"You hold no {action.policy.party.value.capitalize()} policy."
+                    )
+            case ProposeVeto():
+                if not self.veto_unlocked:
+                    raise VetoUnavailable(
+                        f"Veto is unlocked only once {VETO_AT} Fascist policies are enacted."
+                    )
+                if self.veto_refused:
+                    raise VetoUnavailable("The president already refused a veto this session.")
+            case Investigate() | CallSpecialElection() | Execute():
+                self._check_target(action.target)
+
+    def _check_nominee(self, chancellor: int) -> None:
+        if not 0 <= chancellor < self.players:
+            raise IllegalTarget(f"There is no seat {chancellor}.")
+        if chancellor == self.president:
+            raise IllegalTarget("You cannot nominate yourself.")
+        if not self.alive[chancellor]:
+            raise IllegalTarget(f"Seat {chancellor} is dead.")
+        if chancellor in self.term_limited():
+            raise IllegalTarget(
+                f"Seat {chancellor} is term-limited: they served in the last elected government."
+            )
+
+    def _check_target(self, target: int) -> None:
+        if not 0 <= target < self.players:
+            raise IllegalTarget(f"There is no seat {target}.")
+        if target == self.president:
+            raise IllegalTarget("You cannot choose yourself.")
+        if not self.alive[target]:
+            raise IllegalTarget(f"Seat {target} is dead.")
+        if self.phase is Phase.INVESTIGATE and target in self.investigated:
+            raise IllegalTarget(f"Seat {target} has already been investigated.")
+
+    def _emit(self, event: ev.Event) -> None:
+        self.events.append(event)
+
+    def _nominate(self, chancellor: int) -> None:
+        self.chancellor = chancellor
+        self.votes = {}
+        self.phase = Phase.VOTE
+        self._emit(ev.ChancellorNominated(self.president, chancellor))
+
+    def _vote(self, seat: int, ja: bool) -> None:
+        changed = seat in self.votes
+        self.votes[seat] = ja
+        self._emit(ev.VoteCast(seat, changed))
+        if len(self.votes) == self.alive_count:
+            self._count_votes()
+
+    def _count_votes(self) -> None:
+        chancellor = self.chancellor
+        assert chancellor is not None
+        ballots = tuple(self.votes.get(s) for s in range(self.players))
+        elected = 2 * sum(1 for b in ballots if b) > self.alive_count
+        self._emit(ev.ElectionResult(self.president, chancellor, ballots, elected))
+        self.votes = {}
+        if not elected:
+            self._advance_tracker()
+            if not self.is_over:
+                self._next_president()
+            return
+        self.last_president, self.last_chancellor = self.president, chancellor
+        if self.fascist_policies >= HITLER_ZONE:
+            if self.roles[chancellor] is Role.HITLER:
+                self._end(WinReason.HITLER_ELECTED)
+                return
+            self.not_hitler.add(chancellor)
+            self._emit(ev.ChancellorNotHitler(chancellor))
+        self.hand = self.draw_pile[:3]
+        del self.draw_pile[:3]
+        self.phase = Phase.PRESIDENT_DISCARD
+        self._emit(ev.PoliciesDrawn(self.president, tuple(self.hand)))
+
+    def _president_discard(self, policy: Policy) -> None:
+        assert self.chancellor is not None
+        self.hand.remove(policy)
+        self.discard_pile.append(policy)
+        self.veto_refused = False
+        self.phase = Phase.CHANCELLOR_ENACT
+        self._emit(ev.PolicyDiscarded(self.president, policy))
+        self._emit(ev.PolicyHandPassed(self.president, self.chancellor))
+        self._emit(ev.PoliciesReceived(self.chancellor, tuple(self.hand)))
+
+    def _chancellor_enact(self, policy: Policy) -> None:
+        assert self.chancellor is not None
+        self.hand.remove(policy)
+        discarded = self.hand.pop()
+        self.discard_pile.append(discarded)
+        self._emit(ev.PolicyDiscarded(self.chancellor, discarded))
+        self._enact(policy, chaos=False)
+        if self.is_over:
+            return
+        self._reshuffle_if_short()
+        power = self.setup.power_after(self.fascist_policies) if policy is Policy.FASCIST else None
+        if power is None:
+            self._next_president()
+        elif power is Power.POLICY_PEEK:
+            self._emit(ev.PowerGranted(self.president, power))
+            self._emit(ev.PolicyPeeked(self.president, tuple(self.draw_pile[:3])))
+            self._next_president()
+        else:
+            self.phase = _POWER_PHASE[power]
+            if self.power_targets():
+                self._emit(ev.PowerGranted(self.president, power))
+            else:  # only reachable with a custom track: nobody is left to target
+                self._emit(ev.PowerSkipped(self.president, power))
+                self._next_president()
+
+    def _veto_reply(self, agree: bool) -> None:
+        self._emit(ev.VetoReplied(self.president, agree))
+        if not agree:
+            self.veto_refused = True
+            self.phase = Phase.CHANCELLOR_ENACT
+            return
+        self.discard_pile.extend(self.hand)
+        self.hand = []
+        self._reshuffle_if_short()  # the check comes before the tracker moves
+        self._advance_tracker()
+        if not self.is_over:
+            self._next_president()
+
+    def _investigate(self, target: int) -> None:
+        self.investigated.add(target)
+        self._emit(ev.PlayerInvestigated(self.president, target))
+        self._emit(ev.InvestigationResult(self.president, target, self.roles[target].party))
+        self._next_president()
+
+    def _special_election(self, target: int) -> None:
+        self._emit(ev.SpecialElectionCalled(self.president, target))
+        self.special_election_caller = self.president
+        self._start_candidacy(target)
+
+    def _execute(self, target: int) -> None:
+        self.alive[target] = False
+        self._emit(ev.PlayerExecuted(self.president, target))
+        if self.roles[target] is Role.HITLER:
+            self._end(WinReason.HITLER_EXECUTED)
+        else:
+            self._next_president()
+
+    def _advance_tracker(self) -> None:
+        self.election_tracker += 1
+        self._emit(ev.ElectionTrackerAdvanced(self.election_tracker))
+        if self.election_tracker >= CHAOS_AT:
+            self._chaos()
+
+    def _chaos(self) -> None:
+        """Top-deck: enact the top tile, ignore its power, forget term limits."""
+        policy = self.draw_pile.pop(0)
+        self._enact(policy, chaos=True)
+        if self.is_over:
+            return
+        self.last_president = self.last_chancellor = None
+        self._emit(ev.TermLimitsCleared())
+        self._reshuffle_if_short()
+
+    def _enact(self, policy: Policy, *, chaos: bool) -> None:
+        if policy is Policy.LIBERAL:
+            self.liberal_policies += 1
+        else:
+            self.fascist_policies += 1
+        self.election_tracker = 0
+        self._emit(ev.PolicyEnacted(policy, chaos, self.liberal_policies, self.fascist_policies))
+        if self.liberal_policies >= LIBERAL_TO_WIN:
+            self._end(WinReason.FIVE_LIBERAL)
+        elif self.fascist_policies >= FASCIST_TO_WIN:
+            self._end(WinReason.SIX_FASCIST)
+
+    def _reshuffle_if_short(self) -> None:
+        if len(self.draw_pile) >= 3:
+            return
+        pool = self.draw_pile + self.discard_pile
+        liberal = pool.count(Policy.LIBERAL)
+        self.draw_pile = self.chance.shuffle(
+            [Policy.LIBERAL] * liberal + [Policy.FASCIST] * (len(pool) - liberal)
+        )
+        self.discard_pile = []
+        self._emit(ev.DeckReshuffled(len(self.draw_pile)))
+
+    def _next_president(self) -> None:
+        if self.special_election_caller is not None:
+            base, self.special_election_caller = self.special_election_caller, None
+        else:
+            base = self.president
+        self._start_candidacy(self.left_of(base))
+
+    def _start_candidacy(self, president: int) -> None:
+        self.president = president
+        self.chancellor = None
+        self.hand = []
+        self.phase = Phase.NOMINATE
+        self._emit(ev.PresidentialCandidate(president))
+
+    def _end(self, reason: WinReason) -> None:
+        self.winner = reason.winner
+        self.win_reason = reason
+        self.phase = Phase.GAME_OVER
+        self._emit(ev.GameEnded(reason.winner, reason, self.roles))
+
+    # --- information sets -----------------------------------------------------------
+
+    def view(self, seat: int) -> PlayerView:
+        """Everything `seat` may know now: public state and history, plus its secrets."""
+        if not 0 <= seat < self.players:
+            raise IllegalAction(f"There is no seat {seat}.")
+        return make_view(self, seat)
+
+    def spectator_view(self) -> PlayerView:
+        """What anyone watching may know: public state and history only."""
+        return make_view(self, None)
+
+    def tiles_in_play(self) -> int:
+        """Tiles in piles, hands and on the board (conserved through the game)."""
+        return (
+            len(self.draw_pile)
+            + len(self.discard_pile)
+            + len(self.hand)
+            + self.liberal_policies
+            + self.fascist_policies
+        )
+
+
+def _distinct(tiles: Sequence[Policy]) -> list[Policy]:
+    return [p for p in (Policy.LIBERAL, Policy.FASCIST) if p in tiles]
+
+
+_ACTION_PHASE: dict[type[Action], Phase] = {
+    Nominate: Phase.NOMINATE,
+    Vote: Phase.VOTE,
+    Discard: Phase.PRESIDENT_DISCARD,
+    Enact: Phase.CHANCELLOR_ENACT,
+    ProposeVeto: Phase.CHANCELLOR_ENACT,
+    VetoReply: Phase.VETO_REPLY,
+    Investigate: Phase.INVESTIGATE,
+    CallSpecialElection: Phase.SPECIAL_ELECTION,
+    Execute: Phase.EXECUTE,
+}
+
+_PHASE_WORDS = {
+    Phase.NOMINATE: "the president to nominate a chancellor",
+    Phase.VOTE: "votes on the proposed government",
+    Phase.PRESIDENT_DISCARD: "the president to discard a policy",
+    Phase.CHANCELLOR_ENACT: "the chancellor to enact a policy",
+    Phase.VETO_REPLY: "the president to answer the veto",
+    Phase.INVESTIGATE: "the president to investigate a player",
+    Phase.SPECIAL_ELECTION: "the president to call a special election",
+    Phase.EXECUTE: "the president to execute a player",
+    Phase.GAME_OVER: "nothing: the game is over",
+}
