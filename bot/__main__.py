@@ -1,0 +1,7 @@
+"""`python -m bot` is `shbot`."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
