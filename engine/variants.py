@@ -113,6 +113,13 @@ class Variant:
             raise SetupError(f"A power track has {FASCIST_TO_WIN - 1} slots, not {len(powers)}.")
         if liberal_tiles < LIBERAL_TO_WIN or fascist_tiles + on_board < FASCIST_TO_WIN:
             raise SetupError("The deck is too small for either side to win.")
+        # With 4 Liberal and 5 Fascist policies on the board the game goes on, and a
+        # president must still be able to draw three tiles.
+        if (
+            liberal_tiles + fascist_tiles + on_board - (LIBERAL_TO_WIN - 1) - (FASCIST_TO_WIN - 1)
+            < 3
+        ):
+            raise SetupError("The deck needs at least 12 tiles so a president can always draw 3.")
         return Setup(
             players=players,
             variant=self.name,
