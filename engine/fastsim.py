@@ -41,7 +41,6 @@ from .actions import (
     Vote,
 )
 from .chance import Chance, SeededChance
-from .errors import SetupError
 from .game import Game
 from .roles import Party, Phase, Policy, Power, Role, WinReason
 from .variants import (
@@ -154,15 +153,6 @@ class _Table:
         self.powers: tuple[int, ...] = tuple(
             _POWER_CODE[setup.power_after(f)] for f in range(FASCIST_TO_WIN + 1)
         )
-        # A live game must always find 3 tiles to draw after a reshuffle; with a tiny
-        # custom deck it may not, and the reference engine then fails mid-session.
-        most_enacted = min(setup.liberal_tiles, LIBERAL_TO_WIN - 1) + min(
-            setup.fascist_tiles, FASCIST_TO_WIN - 1 - setup.fascist_policies_at_start
-        )
-        if setup.liberal_tiles + setup.fascist_tiles - most_enacted < 3:
-            raise SetupError(
-                "This deck can run out: fewer than 3 tiles may be left to draw in a live game."
-            )
 
 
 _TABLES: dict[tuple[Variant, int], _Table] = {}
@@ -176,16 +166,52 @@ def _table(variant: Variant, players: int) -> _Table:
     return table
 
 
-def _left_of_table(alive: Sequence[bool]) -> list[int]:
-    """nxt[s] = the first living seat after s (s itself need not be alive)."""
-    n = len(alive)
-    nxt = [0] * n
-    for s in range(n):
-        for step in range(1, n + 1):
-            if alive[(s + step) % n]:
-                nxt[s] = (s + step) % n
-                break
-    return nxt
+class _Seating:
+    """Table facts for one set of living seats, computed once and shared by all games.
+
+    `eligible[p][lc][lp]` is the tuple of seats candidate p may nominate when lc and lp
+    are the last elected chancellor and president; -1 ("none") indexes the extra last
+    slot, so the playout looks nominees up with no test and no list building.
+    """
+
+    __slots__ = ("eligible", "living", "next")
+
+    def __init__(self, alive: tuple[bool, ...]) -> None:
+        n = len(alive)
+        living = tuple(s for s in range(n) if alive[s])
+        self.living = living
+        # next[s]: the first living seat after s (s itself need not be alive).
+        self.next: tuple[int, ...] = tuple(
+            next((s + step) % n for step in range(1, n + 1) if alive[(s + step) % n])
+            for s in range(n)
+        )
+        seats_or_none = [*range(n), -1]
+        limit_president = len(living) > 5  # with 5 or fewer alive only lc is limited
+        self.eligible: list[list[list[tuple[int, ...]]]] = [
+            [
+                [
+                    tuple(
+                        s
+                        for s in living
+                        if s != p and s != lc and not (limit_president and s == lp)
+                    )
+                    for lp in seats_or_none
+                ]
+                for lc in seats_or_none
+            ]
+            for p in range(n)
+        ]
+
+
+_SEATINGS: dict[tuple[bool, ...], _Seating] = {}
+
+
+def _seating(alive: Sequence[bool]) -> _Seating:
+    key = tuple(alive)
+    seating = _SEATINGS.get(key)
+    if seating is None:
+        seating = _SEATINGS[key] = _Seating(key)
+    return seating
 
 
 class FastGame:
@@ -199,10 +225,9 @@ class FastGame:
 
     __slots__ = (
         "_chance",
-        "_living",
-        "_next",
         "_pile",
         "_rng",
+        "_seating",
         "_table",
         "_top",
         "alive",
@@ -250,8 +275,7 @@ class FastGame:
     discard_fascist: int
     reason: WinReason | None
     _table: _Table
-    _living: list[int]  # living seats in table order
-    _next: list[int]  # left-of table for the current living seats
+    _seating: _Seating  # living seats, left-of and nominee tables for `alive`
     _pile: list[int]
     _top: int
     _rng: random.Random | None  # reshuffles draw from this (fast path) ...
@@ -308,8 +332,7 @@ class FastGame:
         g.discard_fascist = 0
         g.reason = None
         g._table = table
-        g._living = list(range(players))
-        g._next = [(s + 1) % players for s in range(players)]
+        g._seating = _seating(g.alive)
         g._pile = pile
         g._top = 0
         g._rng = rng
@@ -342,7 +365,7 @@ class FastGame:
 
         g = cls.__new__(cls)
         g.variant = game.variant
-        g.players = n = game.players
+        g.players = game.players
         g.roles = [_ROLE_OF_CODE.index(r) for r in game.roles]
         g.hitler = game.hitler
         g.phase = _PHASE_CODE[game.phase]
@@ -363,24 +386,31 @@ class FastGame:
         g.discard_fascist = len(game.discard_pile) - g.discard_liberal
         g.reason = game.win_reason
         g._table = table
-        g._living = [s for s in range(n) if game.alive[s]]
-        g._next = _left_of_table(game.alive)
+        g._seating = _seating(game.alive)
         g._pile = [0 if t is Policy.LIBERAL else 1 for t in game.draw_pile]
         g._top = 0
         g._rng = rng
         g._chance = other
         return g
 
-    def clone(self) -> FastGame:
-        """An independent copy (same chance generator object: reseed or replace it)."""
+    def clone(self, rng: random.Random | None = None) -> FastGame:
+        """An independent copy whose reshuffles draw from `rng`.
+
+        By default from a copy of this game's chance generator (so both would deal the
+        same reshuffles); a game on another kind of `Chance` shares it with its clone.
+        """
         g = FastGame.__new__(FastGame)
         for name in FastGame.__slots__:
             setattr(g, name, getattr(self, name))
+        if rng is None and self._rng is not None:
+            rng = random.Random()
+            rng.setstate(self._rng.getstate())
+        if rng is not None:
+            g._rng = rng
+            g._chance = None
         g.roles = list(self.roles)
         g.alive = list(self.alive)
         g.votes = dict(self.votes)
-        g._living = list(self._living)
-        g._next = list(self._next)
         g._pile = self._pile[self._top :]
         g._top = 0
         return g
@@ -402,8 +432,10 @@ class FastGame:
         powers = self._table.powers
         hitler = self.hitler
         alive = self.alive
-        living = self._living
-        nxt = self._next
+        seating = self._seating
+        living = seating.living
+        nxt = seating.next
+        eligible = seating.eligible
         pile = self._pile
         top = self._top
         disc_l = self.discard_liberal
@@ -427,12 +459,7 @@ class FastGame:
 
         while True:
             if phase == NOMINATE:
-                # Term limits: the last elected chancellor, and its president unless
-                # only five are alive. Dead seats are never in `living`.
-                if len(living) > 5:
-                    elig = [s for s in living if s != pres and s != lc and s != lp]
-                else:
-                    elig = [s for s in living if s != pres and s != lc]
+                elig = eligible[pres][lc][lp]  # term limits, precomputed (see _Seating)
                 k = len(elig)
                 if k > 1:
                     chanc = elig[int(rand() * k)]
@@ -447,7 +474,7 @@ class FastGame:
             if phase == VOTE:
                 m = len(living)
                 if votes:  # resumed mid-vote: only the seats still to vote
-                    voters = [s for s in living if s not in votes]
+                    voters = tuple(s for s in living if s not in votes)
                     ja = sum(votes.values())
                     votes = {}
                 else:
@@ -644,8 +671,10 @@ class FastGame:
                     if record is not None:
                         record.append(Execute(pres, target))
                     alive[target] = False
-                    living = [s for s in living if s != target]
-                    nxt = _left_of_table(alive)
+                    seating = _seating(alive)
+                    living = seating.living
+                    nxt = seating.next
+                    eligible = seating.eligible
                     if target == hitler:
                         reason = WinReason.HITLER_EXECUTED
                         break
@@ -674,8 +703,7 @@ class FastGame:
         self.hand_fascists = hand_f if phase in (ENACT, VETO_REPLY) else 0
         self.discard_liberal = disc_l
         self.discard_fascist = disc_f
-        self._living = living
-        self._next = nxt
+        self._seating = seating
         self._pile = pile
         self._top = top
         return reason
