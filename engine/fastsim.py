@@ -1,7 +1,7 @@
 """A compact, speed-first simulator of the complete rules, for random playouts.
 
-`engine.game.Game` is the reference: readable, checked, eventful and slow (about 1,400
-random 7-player games/s). `FastGame` plays the same rules with plain ints and lists and
+`engine.game.Game` is the reference: readable, checked, eventful and slow (one to two
+thousand random 7-player games/s). `FastGame` plays the same rules with plain ints and lists and
 no events, no checks and no action objects (unless asked to record them), so Monte Carlo
 search and benchmarks can play many games. tests/engine/test_fastsim.py replays
 thousands of recorded fast games through `Game` and demands identical endings.
@@ -525,6 +525,8 @@ class FastGame:
                 if fas >= HITLER_ZONE and chanc == hitler:
                     reason = WinReason.HITLER_ELECTED
                     break
+                # Three tiles are always there: reshuffles keep the pile at 3+ and
+                # `Variant.setup` rejects decks too small for that.
                 hand_f = pile[top] + pile[top + 1] + pile[top + 2]
                 top += 3
                 phase = DISCARD
@@ -700,7 +702,7 @@ class FastGame:
         self.investigated_mask = investigated
         self.veto_refused = refused
         self.votes = votes
-        self.hand_fascists = hand_f if phase in (ENACT, VETO_REPLY) else 0
+        self.hand_fascists = 0  # every ending leaves the hands empty, as in `Game`
         self.discard_liberal = disc_l
         self.discard_fascist = disc_f
         self._seating = seating
