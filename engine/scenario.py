@@ -43,8 +43,8 @@ class ScenarioError(Exception):
 
 def step_actions(game: Game, step: dict[str, Any]) -> list[Action]:
     """The engine actions one scenario step stands for, taken by whoever must act."""
-    if len(step) != 1:
-        raise ScenarioError(f"A step has exactly one key: {step!r}")
+    if not isinstance(step, dict) or len(step) != 1:
+        raise ScenarioError(f"A step is an object with exactly one key: {step!r}")
     ((key, value),) = step.items()
     actor = game.chancellor if game.phase is Phase.CHANCELLOR_ENACT else game.president
     actor = game.president if actor is None else actor
@@ -108,6 +108,8 @@ def run_scenario(data: dict[str, Any]) -> dict[str, Any]:
     observed = observe(game)
     observed["error_at"] = error_at
     expect = data.get("expect", {})
+    if not isinstance(expect, dict):
+        raise ScenarioError(f"'expect' must be an object: {expect!r}")
     ok = all(observed.get(key) == value for key, value in expect.items())
     result: dict[str, Any] = {"name": data.get("name", ""), "ok": ok, **observed}
     if error is not None:
