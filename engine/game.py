@@ -188,6 +188,8 @@ class Game:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every distinct action `seat` may take now (empty if it need not act)."""
+        if not 0 <= seat < self.players:
+            return []
         phase = self.phase
         if phase is Phase.VOTE:
             if not self.alive[seat]:

@@ -242,12 +242,6 @@ def test_nonexistent_seats_are_rejected(phase: Phase) -> None:
         game.view(game.players)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug (not a rules issue): during a vote legal_actions(-1) lists "
-    "Vote(-1, ...) because seat -1 aliases the last seat, and legal_actions(n) raises "
-    "IndexError; apply rejects both with 'There is no seat'",
-)
 @pytest.mark.parametrize("seat", [-1, 7])
 def test_legal_actions_of_a_nonexistent_seat_are_empty_during_a_vote(seat: int) -> None:
     game = at_vote()
