@@ -79,6 +79,16 @@ def narrate(event: ev.Event, names: Sequence[str]) -> str | None:
             return f"{n(p)} calls a special election: {n(t)} is the next presidential candidate."
         case ev.PlayerExecuted(president=p, target=t):
             return f"{n(p)} executes {n(t)}."
+        case ev.PresidentClaimed(president=p, drew=drew, passed=passed):
+            return (
+                f"President {n(p)} claims to have drawn {tiles(drew)} and passed {tiles(passed)}."
+            )
+        case ev.ChancellorClaimed(chancellor=c, received=got):
+            return f"Chancellor {n(c)} claims to have received {tiles(got)}."
+        case ev.PeekClaimed(president=p, tiles=top):
+            return f"President {n(p)} claims the top three policies are {tiles(top)}."
+        case ev.InvestigationClaimed(president=p, target=t, party=party):
+            return f"President {n(p)} claims {n(t)} is a {party.value.capitalize()}."
         case ev.GameEnded(winner=winner, reason=reason):
             side = "Liberals" if winner is Party.LIBERAL else "Fascists"
             return f"The {side} win: {_ENDING[reason]}."

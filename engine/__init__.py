@@ -3,17 +3,22 @@
 from .actions import (
     Action,
     CallSpecialElection,
+    ChancellorClaim,
+    Claim,
     Discard,
     Enact,
     Execute,
     Investigate,
+    InvestigationClaim,
     Nominate,
+    PeekClaim,
+    PresidentClaim,
     ProposeVeto,
     VetoReply,
     Vote,
 )
 from .chance import Chance, FixedChance, SeededChance
-from .errors import EngineError, IllegalAction, RecordError, SetupError
+from .errors import EngineError, IllegalAction, IllegalClaim, RecordError, SetupError
 from .game import Game
 from .record import GameRecord
 from .roles import Party, Phase, Policy, Power, Role, WinReason
@@ -24,6 +29,8 @@ __all__ = [
     "Action",
     "CallSpecialElection",
     "Chance",
+    "ChancellorClaim",
+    "Claim",
     "Discard",
     "Enact",
     "EngineError",
@@ -32,13 +39,17 @@ __all__ = [
     "Game",
     "GameRecord",
     "IllegalAction",
+    "IllegalClaim",
     "Investigate",
+    "InvestigationClaim",
     "Nominate",
     "Party",
+    "PeekClaim",
     "Phase",
     "PlayerView",
     "Policy",
     "Power",
+    "PresidentClaim",
     "ProposeVeto",
     "REBALANCED",
     "RecordError",

@@ -6,7 +6,7 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from .errors import RecordError
-from .roles import Policy
+from .roles import Party, Policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +21,9 @@ class Action:
         out: dict[str, Any] = {"type": self.kind}
         for f in fields(self):
             value = getattr(self, f.name)
-            out[f.name] = value.value if isinstance(value, Policy) else value
+            if isinstance(value, tuple):  # a claim's tiles, e.g. "LFF"
+                value = "".join(p.value for p in value)
+            out[f.name] = value.value if isinstance(value, Policy | Party) else value
         return out
 
     @staticmethod
@@ -32,9 +34,21 @@ class Action:
             kwargs = {f.name: data[f.name] for f in fields(cls)}
         except (KeyError, TypeError) as exc:
             raise RecordError(f"Not an action: {data!r}") from exc
-        if "policy" in kwargs:
-            kwargs["policy"] = Policy(kwargs["policy"])
+        try:
+            if "policy" in kwargs:
+                kwargs["policy"] = Policy(kwargs["policy"])
+            if "party" in kwargs:
+                kwargs["party"] = Party(kwargs["party"])
+            for name in _TILE_FIELDS.intersection(kwargs):
+                kwargs[name] = tiles_from_letters(kwargs[name])
+        except (ValueError, TypeError) as exc:
+            raise RecordError(f"Not an action: {data!r}") from exc
         return cls(**kwargs)
+
+
+def tiles_from_letters(letters: str) -> tuple[Policy, ...]:
+    """Tiles from their letters, e.g. "LFF" (raises ValueError on anything else)."""
+    return tuple(Policy(letter) for letter in letters)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +122,56 @@ class Execute(Action):
     target: int
 
 
+# --- claims: public talk, rule-neutral -----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Claim(Action):
+    """What a player says they saw. Claims never change the game; they may be lies.
+
+    Claims are optional and absent from `Game.legal_actions`; `Game.legal_claims(seat)`
+    lists the ones a seat may make now. Tiles are given as a tuple of policies.
+    """
+
+    kind: ClassVar[str] = "claim"
+
+
+@dataclass(frozen=True, slots=True)
+class PresidentClaim(Claim):
+    """The president of the last session says what they drew and what they passed."""
+
+    kind: ClassVar[str] = "president_claim"
+    drew: tuple[Policy, ...]
+    passed: tuple[Policy, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChancellorClaim(Claim):
+    """The chancellor of the last session says what they received."""
+
+    kind: ClassVar[str] = "chancellor_claim"
+    received: tuple[Policy, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PeekClaim(Claim):
+    """The president says what the policy peek showed (top of the pile first)."""
+
+    kind: ClassVar[str] = "peek_claim"
+    tiles: tuple[Policy, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class InvestigationClaim(Claim):
+    """The president says which party the investigated player belongs to."""
+
+    kind: ClassVar[str] = "investigation_claim"
+    target: int
+    party: Party
+
+
+_TILE_FIELDS = frozenset(("drew", "passed", "received", "tiles"))
+
 ACTION_TYPES: dict[str, type[Action]] = {
     cls.kind: cls
     for cls in (
@@ -120,5 +184,9 @@ ACTION_TYPES: dict[str, type[Action]] = {
         Investigate,
         CallSpecialElection,
         Execute,
+        PresidentClaim,
+        ChancellorClaim,
+        PeekClaim,
+        InvestigationClaim,
     )
 }

@@ -35,6 +35,10 @@ class DuplicateVote(IllegalAction):
     """The seat already cast this very ballot."""
 
 
+class IllegalClaim(IllegalAction):
+    """A claim this seat may not make now, or one the public record already refutes."""
+
+
 class SetupError(EngineError):
     """A game cannot be set up as asked (player count, variant, fixed orders)."""
 

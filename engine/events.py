@@ -229,6 +229,44 @@ class GameEnded(Event):
     roles: tuple[Role, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class PresidentClaimed(Event):
+    """The last session's president claims what they drew and passed (maybe a lie)."""
+
+    kind: ClassVar[str] = "president_claimed"
+    president: int
+    drew: tuple[Policy, ...]
+    passed: tuple[Policy, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChancellorClaimed(Event):
+    """The last session's chancellor claims what they received (maybe a lie)."""
+
+    kind: ClassVar[str] = "chancellor_claimed"
+    chancellor: int
+    received: tuple[Policy, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PeekClaimed(Event):
+    """The president claims what the policy peek showed (maybe a lie)."""
+
+    kind: ClassVar[str] = "peek_claimed"
+    president: int
+    tiles: tuple[Policy, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class InvestigationClaimed(Event):
+    """The president claims the investigated player's party (maybe a lie)."""
+
+    kind: ClassVar[str] = "investigation_claimed"
+    president: int
+    target: int
+    party: Party
+
+
 # --- private ------------------------------------------------------------------------
 
 

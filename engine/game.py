@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from dataclasses import replace
 
 from . import events as ev
 from .actions import (
     Action,
     CallSpecialElection,
+    Claim,
     Discard,
     Enact,
     Execute,
@@ -25,6 +27,7 @@ from .actions import (
     Vote,
 )
 from .chance import Chance, SeededChance
+from .claims import OpenClaims, claim_event
 from .errors import (
     DuplicateVote,
     IllegalAction,
@@ -104,6 +107,7 @@ class Game:
         self.investigated: set[int] = set()
         self.not_hitler: set[int] = set()
         self.veto_refused = False  # the chancellor already proposed a veto this session
+        self.open_claims = OpenClaims()
         self.winner: Party | None = None
         self.win_reason: WinReason | None = None
 
@@ -217,6 +221,12 @@ class Game:
             return [CallSpecialElection(seat, t) for t in targets]
         return [Execute(seat, t) for t in targets]
 
+    def legal_claims(self, seat: int) -> list[Claim]:
+        """The claims `seat` may make now (optional talk; never in `legal_actions`)."""
+        if not 0 <= seat < self.players or self.is_over or not self.alive[seat]:
+            return []
+        return self.open_claims.options(seat)
+
     def power_targets(self) -> list[int]:
         """Legal targets of the pending presidential power."""
         others = [s for s in self.living() if s != self.president]
@@ -232,6 +242,8 @@ class Game:
         Raises an `IllegalAction` subclass, with a message for the player, and leaves
         the state untouched when the action is not allowed now.
         """
+        if isinstance(action, Claim):
+            return self._claim(action)
         self._check(action)
         start = len(self.events)
         self.actions.append(action)
@@ -296,6 +308,21 @@ class Game:
             case Investigate() | CallSpecialElection() | Execute():
                 self._check_target(action.target)
 
+    def _claim(self, claim: Claim) -> list[ev.Event]:
+        seat = claim.seat
+        if not 0 <= seat < self.players:
+            raise IllegalAction(f"There is no seat {seat}.")
+        if self.is_over:
+            raise WrongPhase("The game is over.")
+        if not self.alive[seat]:
+            raise NotYourTurn("Dead players take no part in the game.")
+        self.open_claims.check(claim)
+        self.actions.append(claim)
+        self.open_claims = self.open_claims.without(claim)
+        event = claim_event(claim)
+        self._emit(event)
+        return [event]
+
     def _check_nominee(self, chancellor: int) -> None:
         if not 0 <= chancellor < self.players:
             raise IllegalTarget(f"There is no seat {chancellor}.")
@@ -353,6 +380,7 @@ class Game:
                 return
             self.not_hitler.add(chancellor)
             self._emit(ev.ChancellorNotHitler(chancellor))
+        self.open_claims = OpenClaims()  # the last session's claims were due before this one
         self.hand = self.draw_pile[:3]
         del self.draw_pile[:3]
         self.phase = Phase.PRESIDENT_DISCARD
@@ -377,6 +405,7 @@ class Game:
         self._enact(policy, chaos=False)
         if self.is_over:
             return
+        self.open_claims = self.open_claims.with_session(self.president, self.chancellor, policy)
         self._reshuffle_if_short()
         power = self.setup.power_after(self.fascist_policies) if policy is Policy.FASCIST else None
         if power is None:
@@ -384,6 +413,7 @@ class Game:
         elif power is Power.POLICY_PEEK:
             self._emit(ev.PowerGranted(self.president, power))
             self._emit(ev.PolicyPeeked(self.president, tuple(self.draw_pile[:3])))
+            self.open_claims = replace(self.open_claims, peek=self.president)
             self._next_president()
         else:
             self.phase = _POWER_PHASE[power]
@@ -399,6 +429,8 @@ class Game:
             self.veto_refused = True
             self.phase = Phase.CHANCELLOR_ENACT
             return
+        assert self.chancellor is not None
+        self.open_claims = self.open_claims.with_session(self.president, self.chancellor, None)
         self.discard_pile.extend(self.hand)
         self.hand = []
         self._reshuffle_if_short()  # the check comes before the tracker moves
@@ -410,6 +442,7 @@ class Game:
         self.investigated.add(target)
         self._emit(ev.PlayerInvestigated(self.president, target))
         self._emit(ev.InvestigationResult(self.president, target, self.roles[target].party))
+        self.open_claims = replace(self.open_claims, investigation=(self.president, target))
         self._next_president()
 
     def _special_election(self, target: int) -> None:
@@ -482,6 +515,7 @@ class Game:
         self.winner = reason.winner
         self.win_reason = reason
         self.phase = Phase.GAME_OVER
+        self.open_claims = OpenClaims()
         self._emit(ev.GameEnded(reason.winner, reason, self.roles))
 
     # --- information sets -----------------------------------------------------------

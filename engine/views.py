@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .actions import Action
+from .actions import Action, Claim
 from .events import Event
 from .roles import Party, Phase, Policy, Role, WinReason
 from .variants import PowerTrack
@@ -52,6 +52,7 @@ class PlayerView:
     hand: tuple[Policy, ...]  # tiles this seat holds right now
     awaiting: tuple[int, ...]
     legal_actions: tuple[Action, ...]
+    legal_claims: tuple[Claim, ...]  # optional talk this seat may add now
     winner: Party | None
     win_reason: WinReason | None
     events: tuple[Event, ...]
@@ -109,6 +110,7 @@ def make_view(game: Game, seat: int | None) -> PlayerView:
         hand=tuple(game.hand) if seat is not None and seat == holder else (),
         awaiting=tuple(game.awaiting()),
         legal_actions=tuple(game.legal_actions(seat)) if seat is not None else (),
+        legal_claims=tuple(game.legal_claims(seat)) if seat is not None else (),
         winner=game.winner,
         win_reason=game.win_reason,
         events=tuple(e for e in game.events if over or e.visible_to(seat)),

@@ -614,10 +614,12 @@ def test_policy_peek_shows_the_top_three_privately_and_changes_nothing() -> None
     assert peeked == [ev.PolicyPeeked(2, tuple(peek_game.draw_pile[:3]))]
     assert peeked[0].audience == frozenset({2})
     assert peek_game.phase is Phase.NOMINATE and peek_game.president == 3
-    # The same game without the power differs only by the peek's events and its name.
+    # The same game without the power differs only by the peek's events, its name and
+    # the president's right to claim what they saw (talk, not rules).
     a, b = snapshot(peek_game), snapshot(plain)
+    assert a["open_claims"].peek == 2 and b["open_claims"].peek is None
     for state in (a, b):
-        for key in ("events", "setup", "variant"):
+        for key in ("events", "setup", "variant", "open_claims"):
             del state[key]
     assert a == b
     extra = [e for e in peek_game.events[1:] if e not in plain.events]

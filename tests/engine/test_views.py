@@ -50,7 +50,16 @@ PRIVATE_KINDS = {
     ev.InvestigationResult,
 }
 # Fields that may differ between two seats' views (everything else is public).
-PERSONAL = {"seat", "role", "known_roles", "my_vote", "hand", "legal_actions", "events"}
+PERSONAL = {
+    "seat",
+    "role",
+    "known_roles",
+    "my_vote",
+    "hand",
+    "legal_actions",
+    "events",
+    "legal_claims",
+}
 PUBLIC_FIELDS = [f.name for f in dataclasses.fields(PlayerView) if f.name not in PERSONAL]
 
 
@@ -71,12 +80,13 @@ def test_exactly_the_six_private_event_kinds_are_private() -> None:
         if issubclass(cls, ev.Event) and cls.kind != "event"
     }
     assert {k for k in kinds if issubclass(k, ev.PrivateEvent)} == PRIVATE_KINDS
-    # Public events declare no audience; none of them carries a role or a tile list.
-    for kind in kinds - PRIVATE_KINDS - {ev.GameEnded}:
+    # Public events declare no audience; none of them carries a role or a tile list,
+    # except the final reveal, the revealed ballots and claims (what a player *says*,
+    # chosen by them, never read from the hidden state).
+    claims = {ev.PresidentClaimed, ev.ChancellorClaimed, ev.PeekClaimed, ev.InvestigationClaimed}
+    for kind in kinds - PRIVATE_KINDS - {ev.GameEnded, ev.ElectionResult} - claims:
         names = {f.name for f in dataclasses.fields(kind)}
-        assert not names & {"role", "roles", "tiles", "party", "known", "votes"} or (
-            kind is ev.ElectionResult
-        ), kind
+        assert not names & {"role", "roles", "tiles", "party", "known", "votes", "drew"}, kind
     assert {f.name for f in dataclasses.fields(ev.VoteCast)} == {"voter", "changed"}
 
 
@@ -195,6 +205,7 @@ class Watcher:
             assert view.hand == (tuple(game.hand) if seat == holder else ())
             assert view.my_vote is game.votes.get(seat)
             assert view.legal_actions == tuple(game.legal_actions(seat))
+            assert view.legal_claims == tuple(game.legal_claims(seat))
             assert [getattr(view, name) for name in PUBLIC_FIELDS] == public
 
     def check_ballots_hidden(self) -> None:
