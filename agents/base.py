@@ -1,17 +1,100 @@
-"""The agent protocol: a seat's decision from that seat's view, never the full state."""
+"""The agent protocol: a seat's decision from that seat's view, never the full state.
+
+An agent is made for one seat with a seed and an optional budget. It is shown the
+seat's `PlayerView` (the information set: public history plus that seat's secrets)
+and returns one of `view.legal_actions`; after a session, a peek or an investigation it
+may also return one of `view.legal_claims`. Agents never receive a `Game`.
+
+Determinism: every decision draws from an RNG seeded by (seed, seat, number of events
+seen), so an agent rebuilt in a worker process from its spec and the current view
+decides exactly as a long-lived one would.
+"""
 
 from __future__ import annotations
 
-from typing import Protocol
+import random
+from dataclasses import dataclass
+from typing import ClassVar, Protocol
 
-from engine import Action, PlayerView
+from engine import Action, Claim, PlayerView
+from engine.events import Event
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much thinking a decision may take: iterations and/or wall-clock seconds."""
+
+    iterations: int | None = None
+    seconds: float | None = None
 
 
 class Agent(Protocol):
     """An AI player for one seat."""
 
+    name: ClassVar[str]
     seat: int
 
     def act(self, view: PlayerView) -> Action:
-        """Return one of `view.legal_actions`."""
+        """Return one of `view.legal_actions` (never called when it is empty)."""
         ...
+
+    def claim(self, view: PlayerView) -> Claim | None:
+        """Return one of `view.legal_claims`, or None to stay silent."""
+        ...
+
+
+class AgentBase:
+    """Plumbing shared by the agents: seat, seed, budget, per-decision RNG, event feed.
+
+    Subclasses implement `decide` (and `speak` for claims) and may override `on_event`
+    to update what they believe; `observe` feeds them each newly visible event once.
+    """
+
+    name: ClassVar[str] = "base"
+
+    def __init__(self, seat: int, seed: int | None = None, budget: Budget | None = None) -> None:
+        self.seat = seat
+        self.seed = random.SystemRandom().randrange(2**63) if seed is None else seed
+        self.budget = budget or Budget()
+        self.seen = 0  # events of the view already fed to `on_event`
+
+    def rng(self, view: PlayerView) -> random.Random:
+        """The RNG of the decision at this point of the game (see the module docstring)."""
+        return random.Random(f"{self.name}:{self.seed}:{self.seat}:{len(view.events)}")
+
+    def observe(self, view: PlayerView) -> None:
+        """Feed every event of `view` not seen yet to `on_event`, in order."""
+        if view.seat != self.seat:
+            raise ValueError(f"Seat {self.seat}'s agent was shown seat {view.seat}'s view.")
+        for event in view.events[self.seen :]:
+            self.on_event(event, view)
+        self.seen = len(view.events)
+
+    def on_event(self, event: Event, view: PlayerView) -> None:
+        """React to one newly visible event (nothing by default)."""
+
+    def act(self, view: PlayerView) -> Action:
+        """Catch up on events, then decide."""
+        if not view.legal_actions:
+            raise ValueError(f"Seat {self.seat} has nothing to decide now.")
+        self.observe(view)
+        action = self.decide(view, self.rng(view))
+        assert action in view.legal_actions, f"{self.name} chose an illegal {action}"
+        return action
+
+    def claim(self, view: PlayerView) -> Claim | None:
+        """Catch up on events, then maybe claim."""
+        if not view.legal_claims:
+            return None
+        self.observe(view)
+        claim = self.speak(view, self.rng(view))
+        assert claim is None or claim in view.legal_claims, f"{self.name}: illegal {claim}"
+        return claim
+
+    def decide(self, view: PlayerView, rng: random.Random) -> Action:
+        """Choose one of `view.legal_actions`."""
+        raise NotImplementedError
+
+    def speak(self, view: PlayerView, rng: random.Random) -> Claim | None:
+        """Choose one of `view.legal_claims` or stay silent (silent by default)."""
+        return None

@@ -6,17 +6,13 @@ import random
 
 from engine import Action, PlayerView
 
+from .base import AgentBase
 
-class RandomAgent:
+
+class RandomAgent(AgentBase):
     """The baseline of the SO-ISMCTS paper: every distinct legal action equally likely."""
 
     name = "random"
 
-    def __init__(self, seat: int, seed: int | None = None) -> None:
-        self.seat = seat
-        self.rng = random.Random(seed)
-
-    def act(self, view: PlayerView) -> Action:
-        if not view.legal_actions:
-            raise ValueError(f"Seat {self.seat} has nothing to decide now.")
-        return self.rng.choice(view.legal_actions)
+    def decide(self, view: PlayerView, rng: random.Random) -> Action:
+        return rng.choice(view.legal_actions)

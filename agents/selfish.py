@@ -10,21 +10,19 @@ import random
 
 from engine import Action, Discard, Enact, PlayerView, Policy, Role
 
+from .base import AgentBase
 
-class SelfishAgent:
+
+class SelfishAgent(AgentBase):
     """Policy choices for its own party, random everything else."""
 
     name = "selfish"
 
-    def __init__(self, seat: int, seed: int | None = None) -> None:
-        self.seat = seat
-        self.rng = random.Random(seed)
-
-    def act(self, view: PlayerView) -> Action:
+    def decide(self, view: PlayerView, rng: random.Random) -> Action:
         own = Policy.LIBERAL if view.role is Role.LIBERAL else Policy.FASCIST
         for action in view.legal_actions:
             if isinstance(action, Discard) and action.policy is not own:
                 return action
             if isinstance(action, Enact) and action.policy is own:
                 return action
-        return self.rng.choice(view.legal_actions)
+        return rng.choice(view.legal_actions)

@@ -8,22 +8,17 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TextIO
 
-from agents.base import Agent
-from agents.random_agent import RandomAgent
-from agents.selfish import SelfishAgent
+from agents.registry import make_agent
 from engine import Game, Variant
 from engine import events as ev
 
 from .narrate import narrate
 
 BOT_NAMES = ("Ada", "Boris", "Chen", "Dara", "Emil", "Fay", "Gus", "Hana", "Ivo", "Juno")
-AGENTS: dict[str, Callable[[int, int], Agent]] = {
-    "random": RandomAgent,
-    "selfish": SelfishAgent,
-}
+AGENTS = ("random", "selfish")  # the agents a demo may seat (more as they land)
 # Hidden events shown once the game is over, so spectators see what really happened.
 _REVEALED = (ev.PoliciesDrawn, ev.PolicyDiscarded, ev.PolicyPeeked, ev.InvestigationResult)
 
@@ -41,7 +36,7 @@ def play_demo(
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     game = Game(players, seed=seed, variant=variant or Variant())
     names = [f"{BOT_NAMES[s]} (seat {s})" for s in range(players)]
-    seats = [AGENTS[agent](s, seed * 31 + s) for s in range(players)]
+    seats = [make_agent(agent, s, seed * 31 + s) for s in range(players)]
     print(f"Seed {seed}. Players: {', '.join(names)}.", file=out)
     _show(game.events, names, out, delay)
     while not game.is_over:
