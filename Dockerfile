@@ -1,0 +1,31 @@
+# Secret Hitler for Discord. Build: docker build -t shbot .
+# Run:   docker run --env-file .env -v shbot-data:/data shbot
+# Two stages: the build tools stay out of the image that runs.
+FROM python:3.11-slim-bookworm AS build
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PYTHONDONTWRITEBYTECODE=1
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY engine ./engine
+COPY agents ./agents
+COPY bot ./bot
+RUN python -m venv /opt/venv \
+    && /opt/venv/bin/pip install --no-cache-dir .
+
+FROM python:3.11-slim-bookworm
+# A numeric non-root user; the database lives on the /data volume, owned by it.
+RUN groupadd --gid 10001 shbot \
+    && useradd --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin shbot \
+    && mkdir /data \
+    && chown 10001:10001 /data
+COPY --from=build /opt/venv /opt/venv
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONUNBUFFERED=1 \
+    DATABASE_PATH=/data/shbot.db
+VOLUME ["/data"]
+WORKDIR /data
+USER 10001:10001
+# Exec form: shbot is PID 1 and receives SIGTERM itself, so it shuts down gracefully.
+STOPSIGNAL SIGTERM
+CMD ["shbot"]

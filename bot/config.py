@@ -1,0 +1,202 @@
+"""The bot's configuration: environment variables, with a `.env` file as a fallback.
+
+`load_config()` finds `.env` from the working directory upwards (python-dotenv), then lets
+the real environment override it, so `docker run --env-file` and a plain shell export
+behave the same. Every variable is documented in `.env.example`. A bad value raises
+`ConfigError` naming the variable, before anything connects to Discord.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dotenv import dotenv_values, find_dotenv
+
+from agents.registry import AgentSpec
+
+# The lobby's "AI strength" choices, weakest first.
+STRENGTHS = ("easy", "normal", "strong")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class ConfigError(ValueError):
+    """A configuration value is missing or malformed; the message names the variable."""
+
+
+@dataclass(frozen=True, slots=True)
+class Timers:
+    """Default per-phase time limits (seconds) a lobby starts with; a lobby may change them."""
+
+    turn_seconds: int = 120  # nominate, discard, enact, veto reply, powers
+    vote_seconds: int = 90  # every living player votes at once
+    afk_after: int = 2  # consecutive expiries before an agent takes the seat for good
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Everything the Discord bot needs to run. The token never appears in `repr`."""
+
+    discord_token: str | None = field(default=None, repr=False)
+    database_path: Path = Path("data/shbot.db")
+    dev_guild_id: int | None = None  # sync commands to this guild only (instant)
+    log_level: str = "INFO"
+    ai_specs: Mapping[str, str] = field(
+        default_factory=lambda: {
+            "easy": "random",
+            "normal": "selfish",
+            "strong": "belief-ismcts:seconds=2",
+        }
+    )
+    ai_default: str = "normal"
+    ai_workers: int = 1  # processes thinking for AI seats
+    timers: Timers = field(default_factory=Timers)
+    shard_count: int | None = None  # None: Discord recommends the count
+    shard_ids: tuple[int, ...] | None = None  # this process's shards; None: all of them
+    sync_commands: bool = True  # push the app commands to Discord at start
+
+    @property
+    def log_level_number(self) -> int:
+        """The `logging` level of `log_level`."""
+        return logging.getLevelNamesMapping()[self.log_level]
+
+    def ai_spec(self, strength: str) -> str:
+        """The agent spec of a lobby's AI strength (raises `ConfigError` if unknown)."""
+        try:
+            return self.ai_specs[strength]
+        except KeyError:
+            raise ConfigError(
+                f"Unknown AI strength {strength!r}; choose from {', '.join(STRENGTHS)}."
+            ) from None
+
+
+def load_config(
+    environ: Mapping[str, str] | None = None, *, env_file: str | Path | None = None
+) -> Config:
+    """Read the configuration from `environ` (default `os.environ`) over a `.env` file.
+
+    `env_file` defaults to the nearest `.env` from the working directory upwards; a
+    missing file is fine. Values in `environ` win over the file's.
+    """
+    if env_file is None:
+        env_file = find_dotenv(usecwd=True)
+    values: dict[str, str] = {}
+    if env_file and Path(env_file).is_file():
+        values.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
+    values.update(os.environ if environ is None else environ)
+    return config_from(values)
+
+
+def config_from(values: Mapping[str, str]) -> Config:
+    """Build a `Config` from variable values (blank values count as unset)."""
+    get = _Reader(values)
+    defaults = Config()
+    ai_seconds = get.number("AI_SECONDS", 2.0)
+    ai_specs = {
+        "easy": get.spec("AI_EASY", defaults.ai_specs["easy"]),
+        "normal": get.spec("AI_NORMAL", defaults.ai_specs["normal"]),
+        "strong": get.spec("AI_STRONG", f"belief-ismcts:seconds={ai_seconds:g}"),
+    }
+    ai_default = get.text("AI_DEFAULT", defaults.ai_default).lower()
+    if ai_default not in STRENGTHS:
+        raise ConfigError(f"AI_DEFAULT must be one of {', '.join(STRENGTHS)}, not {ai_default!r}.")
+    log_level = get.text("LOG_LEVEL", defaults.log_level).upper()
+    if log_level not in LOG_LEVELS:
+        raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {log_level!r}.")
+    timers = Timers(
+        turn_seconds=get.integer("TURN_SECONDS", defaults.timers.turn_seconds, low=10),
+        vote_seconds=get.integer("VOTE_SECONDS", defaults.timers.vote_seconds, low=10),
+        afk_after=get.integer("AFK_AFTER", defaults.timers.afk_after, low=1),
+    )
+    shard_count = get.optional_integer("SHARD_COUNT", low=1)
+    shard_ids = get.id_list("SHARD_IDS")
+    if shard_ids is not None:
+        if shard_count is None:
+            raise ConfigError("SHARD_IDS needs SHARD_COUNT (the total over every process).")
+        bad = [s for s in shard_ids if s >= shard_count]
+        if bad:
+            raise ConfigError(f"SHARD_IDS {bad} are not below SHARD_COUNT={shard_count}.")
+    return Config(
+        discord_token=get.text("DISCORD_TOKEN", "") or None,
+        database_path=Path(get.text("DATABASE_PATH", str(defaults.database_path))),
+        dev_guild_id=get.optional_integer("DEV_GUILD_ID", low=1),
+        log_level=log_level,
+        ai_specs=ai_specs,
+        ai_default=ai_default,
+        ai_workers=get.integer("AI_WORKERS", defaults.ai_workers, low=1),
+        timers=timers,
+        shard_count=shard_count,
+        shard_ids=shard_ids,
+        sync_commands=get.boolean("SYNC_COMMANDS", defaults.sync_commands),
+    )
+
+
+class _Reader:
+    """Typed access to variable values, raising `ConfigError` that names the variable."""
+
+    def __init__(self, values: Mapping[str, str]) -> None:
+        self.values = values
+
+    def text(self, name: str, default: str) -> str:
+        value = self.values.get(name, "").strip()
+        return value or default
+
+    def integer(self, name: str, default: int, *, low: int) -> int:
+        value = self.optional_integer(name, low=low)
+        return default if value is None else value
+
+    def optional_integer(self, name: str, *, low: int) -> int | None:
+        raw = self.text(name, "")
+        if not raw:
+            return None
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ConfigError(f"{name} must be a whole number, not {raw!r}.") from None
+        if value < low:
+            raise ConfigError(f"{name} must be at least {low}, not {value}.")
+        return value
+
+    def number(self, name: str, default: float) -> float:
+        raw = self.text(name, "")
+        if not raw:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ConfigError(f"{name} must be a number, not {raw!r}.") from None
+        if not value > 0:
+            raise ConfigError(f"{name} must be positive, not {raw}.")
+        return value
+
+    def boolean(self, name: str, default: bool) -> bool:
+        raw = self.text(name, "").lower()
+        if not raw:
+            return default
+        if raw in ("1", "true", "yes", "on"):
+            return True
+        if raw in ("0", "false", "no", "off"):
+            return False
+        raise ConfigError(f"{name} must be true or false, not {raw!r}.")
+
+    def id_list(self, name: str) -> tuple[int, ...] | None:
+        raw = self.text(name, "")
+        if not raw:
+            return None
+        try:
+            ids = tuple(int(part) for part in raw.split(",") if part.strip())
+        except ValueError:
+            raise ConfigError(f"{name} must be comma-separated numbers, not {raw!r}.") from None
+        if not ids or any(i < 0 for i in ids) or len(set(ids)) != len(ids):
+            raise ConfigError(f"{name} must list distinct shard numbers, not {raw!r}.")
+        return ids
+
+    def spec(self, name: str, default: str) -> str:
+        raw = self.text(name, default)
+        try:
+            return str(AgentSpec.parse(raw))
+        except ValueError as exc:
+            raise ConfigError(f"{name}: {exc}") from None
