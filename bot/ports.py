@@ -1,0 +1,286 @@
+"""The front-end port: what a game session needs from a place where people play.
+
+A `GameSession` (bot/session.py) drives one game and talks to its table only through a
+`Frontend`: Discord (bot/discord/), the terminal (bot/frontends/terminal.py) and the test
+front-end (bot/frontends/fake.py) implement it. A front-end knows no rules: it renders
+what it is given and sends the players' answers back through the session's `GameControl`
+methods (`choose` for a picked option, `submit` for a typed action).
+
+Contract, for every implementation:
+
+- Calls come from one task per game, in the order things happened, and each call should
+  return promptly: queue slow I/O (HTTP, rate limits) rather than awaiting it inline.
+  A front-end error is logged by the session and never stops the game.
+- `post` is public: the whole table and every spectator. Its `events` are public events
+  only and its `board` is the spectator view, so nothing in a `Post` is secret while the
+  game runs.
+- `tell` is private to one seat (its role, hand, peek, investigation result). Deliver it
+  only to the member sitting at that seat (ephemeral reply, DM, or the terminal player).
+- `ask` offers one seat a choice; the seat's answer arrives later, from any task, as
+  `await control.choose(user_id, prompt.id, index)` (or `submit`), which returns once the
+  action is accepted and stored, or raises `engine.IllegalAction` (including the
+  `SessionRefusal` subclasses below) with a message to show that player as is.
+  `withdraw` says the prompt is closed (answered, timed out, superseded).
+- Prompt ids are stable across a restart of the bot: a button carrying
+  `sh:v1:<game_id>:<prompt.id>:<option index>` stays valid as long as the prompt is open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
+
+from engine import Action, IllegalAction, Party, Phase, PlayerView, Role, WinReason
+from engine.events import Event
+
+from .suspicion import SuspicionTrack
+
+__all__ = [
+    "AIControlsSeat",
+    "Frontend",
+    "GameControl",
+    "NotAPlayer",
+    "Option",
+    "Post",
+    "Private",
+    "Prompt",
+    "PromptKind",
+    "Reveal",
+    "SeatInfo",
+    "SessionRefusal",
+    "StalePrompt",
+    "Table",
+    "Waiting",
+]
+
+
+# --- who sits where -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """One seat as a front-end addresses it.
+
+    `user_id` is the member dealt this seat (a Discord user id, or a local id in the
+    terminal), None for a seat that only ever had an AI. `agent` is the agent spec when
+    an AI decides for the seat now (an AI seat, or a human's seat taken over), else None.
+    """
+
+    seat: int
+    name: str
+    user_id: int | None = None
+    agent: str | None = None
+
+    @property
+    def is_ai(self) -> bool:
+        """Whether an AI decides for this seat now."""
+        return self.agent is not None
+
+    @property
+    def label(self) -> str:
+        """How narration names this seat, e.g. "Ada (seat 0)"."""
+        return f"{self.name} (seat {self.seat})"
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """Where a game is played and who sits at it (a fresh value when a seat changes hands)."""
+
+    game_id: int
+    seats: tuple[SeatInfo, ...]
+    guild_id: int | None = None
+    channel_id: int | None = None
+
+    @property
+    def labels(self) -> list[str]:
+        """Narration names of every seat, in seat order (what `bot.narrate` expects)."""
+        return [s.label for s in self.seats]
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The seat dealt to `user_id`, or None if that member does not play here."""
+        for info in self.seats:
+            if info.user_id == user_id:
+                return info.seat
+        return None
+
+
+# --- what the session sends ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Post:
+    """A public message: narrated public events or a notice (timeouts, takeovers).
+
+    `board` is the spectator view right after these events (render it as you like);
+    `board_changed` is True when the board itself moved (a policy, the tracker, a death),
+    a hint for front-ends that redraw the board only then.
+    """
+
+    text: str
+    events: tuple[Event, ...] = ()
+    board: PlayerView | None = None
+    board_changed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Private:
+    """Private information for one seat: its secret events, narrated, and its view."""
+
+    seat: int
+    text: str
+    events: tuple[Event, ...]
+    view: PlayerView
+
+
+class PromptKind(StrEnum):
+    """A decision the game waits for, or an optional claim after a session, peek or probe."""
+
+    ACTION = "action"
+    CLAIM = "claim"
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One answer to a prompt: a label to show and the action it stands for.
+
+    `action` is None for "say nothing" in a claim prompt.
+    """
+
+    label: str
+    action: Action | None
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """Ask `seat` to choose one of `options` before `deadline` (epoch seconds; None: no limit).
+
+    `view` is the seat's own view (its hand, role...): private to that seat. `question`
+    and the option labels are ready to show; the front-end needs no rules to render them.
+    """
+
+    id: str
+    seat: int
+    kind: PromptKind
+    question: str
+    options: tuple[Option, ...]
+    deadline: float | None
+    view: PlayerView
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """Whom the table waits for now; during a vote, who has voted (never how)."""
+
+    phase: Phase
+    seats: tuple[int, ...]
+    voted: tuple[int, ...]
+    deadline: float | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """The end of a game: every role, every hidden draw and discard in order, and how
+    each AI player's suspicion of each seat evolved (empty when no belief model ran)."""
+
+    winner: Party
+    reason: WinReason
+    roles: tuple[Role, ...]
+    hidden: tuple[Event, ...]  # the private events of the game, in order
+    text: str  # a complete text reveal, for front-ends that render nothing themselves
+    view: PlayerView  # the final spectator view (everything is visible once it is over)
+    suspicion: tuple[SuspicionTrack, ...] = field(default=())
+
+
+@runtime_checkable
+class Frontend(Protocol):
+    """What the session needs from a front-end (see the module docstring for the contract)."""
+
+    async def post(self, table: Table, post: Post) -> None:
+        """Show a public message to the table and spectators."""
+        ...
+
+    async def tell(self, table: Table, private: Private) -> None:
+        """Show private information to the member at `private.seat` only."""
+        ...
+
+    async def ask(self, table: Table, prompt: Prompt) -> None:
+        """Offer `prompt` to its seat; return at once (the answer comes via the session)."""
+        ...
+
+    async def withdraw(self, table: Table, prompt: Prompt, reason: str) -> None:
+        """`prompt` is closed (answered, timed out, superseded): stop offering it."""
+        ...
+
+    async def waiting(self, table: Table, waiting: Waiting) -> None:
+        """Show whom the game waits for (and, in a vote, who has voted)."""
+        ...
+
+    async def reveal(self, table: Table, reveal: Reveal) -> None:
+        """The game is over: show everything."""
+        ...
+
+
+# --- what front-ends call -----------------------------------------------------------
+
+
+class SessionRefusal(IllegalAction):
+    """The session refuses an answer before the rules are consulted; the message is for
+    the player. (Rule refusals are the engine's own `IllegalAction` subclasses.)"""
+
+
+class NotAPlayer(SessionRefusal):
+    """The member does not play in this game (or is dead and asked to act)."""
+
+
+class StalePrompt(SessionRefusal):
+    """The answer is to a prompt that is no longer open (an earlier phase, a timeout)."""
+
+
+class AIControlsSeat(SessionRefusal):
+    """An AI plays this seat for good; the member must say `/back` first."""
+
+
+class GameControl(Protocol):
+    """The session as a front-end drives it (implemented by `bot.session.GameSession`)."""
+
+    @property
+    def game_id(self) -> int:
+        """The stored game's id."""
+        ...
+
+    @property
+    def table(self) -> Table:
+        """Who sits where now."""
+        ...
+
+    def private_view(self, seat: int) -> PlayerView:
+        """The seat's own view (role, hand...): show it to that seat's member only."""
+        ...
+
+    def spectator_view(self) -> PlayerView:
+        """What anyone may see now."""
+        ...
+
+    def open_prompts(self, seat: int) -> Sequence[Prompt]:
+        """The prompts `seat` may answer now (to show them again on request)."""
+        ...
+
+    async def choose(self, user_id: int, prompt_id: str, option: int) -> None:
+        """`user_id` picked `option` (an index) of prompt `prompt_id`; raises
+        `IllegalAction` with a player-readable message if that is not possible."""
+        ...
+
+    async def submit(self, seat: int, action: Action, *, prompt_id: str | None = None) -> None:
+        """Play `action` for `seat` (a typed answer); returns once accepted and stored."""
+        ...
+
+    async def afk(self, user_id: int) -> str:
+        """Hand the member's seat to an AI for good; returns the reply to show."""
+        ...
+
+    async def back(self, user_id: int) -> str:
+        """Give the seat back to its member from their next decision; returns the reply."""
+        ...
