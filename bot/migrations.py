@@ -1,0 +1,176 @@
+"""The storage schema as an ordered list of migrations, tracked by `PRAGMA user_version`.
+
+Migration *n* (1-based) turns a database at version n-1 into version n. Each step runs in
+one `BEGIN IMMEDIATE` transaction together with the `user_version` bump, so a failed or
+interrupted step leaves the database exactly at the previous version. Steps are history:
+never edit one that has shipped, append a new one instead.
+
+Version 1 is the event log: games, their seats, seat takeovers, the append-only action
+log and guild/channel settings. Version 2 adds what player statistics need: the human
+each seat was dealt to (kept when an AI takes the seat over), whether the seat won, and
+the indexes the stats and recovery queries use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import aiosqlite
+
+Migration = tuple[str, ...]  # SQL statements, run in order in one transaction
+
+_V1: Migration = (
+    """
+    CREATE TABLE guild_settings (
+        guild_id   INTEGER PRIMARY KEY,
+        settings   TEXT NOT NULL,            -- JSON object
+        updated_at REAL NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE channel_settings (
+        channel_id INTEGER PRIMARY KEY,
+        guild_id   INTEGER,
+        settings   TEXT NOT NULL,            -- JSON object
+        updated_at REAL NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE games (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reuse the id of a game
+        guild_id    INTEGER,
+        channel_id  INTEGER,
+        players     INTEGER NOT NULL CHECK (players BETWEEN 5 AND 10),
+        variant     TEXT NOT NULL,           -- JSON, engine.Variant.to_dict()
+        seed        INTEGER NOT NULL,
+        status      TEXT NOT NULL DEFAULT 'running'
+                    CHECK (status IN ('running', 'finished', 'cancelled')),
+        options     TEXT NOT NULL,           -- JSON object: the lobby's options
+        deadline    REAL,                    -- the pending prompt's deadline (epoch s)
+        created_at  REAL NOT NULL,
+        updated_at  REAL NOT NULL,
+        finished_at REAL,
+        winner      TEXT CHECK (winner IN ('liberal', 'fascist')),
+        win_reason  TEXT
+    )
+    """,
+    """
+    CREATE TABLE seats (
+        game_id INTEGER NOT NULL REFERENCES games (id),
+        seat    INTEGER NOT NULL CHECK (seat >= 0),
+        name    TEXT NOT NULL,
+        user_id INTEGER,                     -- the human at the seat, None for an AI seat
+        agent   TEXT,                        -- agent spec while an AI controls the seat
+        role    TEXT CHECK (role IN ('liberal', 'fascist', 'hitler')),  -- set at the end
+        PRIMARY KEY (game_id, seat)
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE seat_changes (
+        id           INTEGER PRIMARY KEY,
+        game_id      INTEGER NOT NULL REFERENCES games (id),
+        seat         INTEGER NOT NULL,
+        at           REAL NOT NULL,
+        from_user_id INTEGER,
+        from_agent   TEXT,
+        to_user_id   INTEGER,
+        to_agent     TEXT,
+        to_name      TEXT NOT NULL,
+        reason       TEXT NOT NULL,
+        FOREIGN KEY (game_id, seat) REFERENCES seats (game_id, seat)
+    )
+    """,
+    """
+    CREATE TABLE actions (
+        game_id INTEGER NOT NULL REFERENCES games (id),
+        seq     INTEGER NOT NULL CHECK (seq >= 0),  -- index in the game's move stack
+        action  TEXT NOT NULL,               -- JSON, engine.Action.to_dict()
+        at      REAL NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    ) WITHOUT ROWID
+    """,
+    # The action log is the game: a replay must always find what was announced.
+    """
+    CREATE TRIGGER actions_no_update BEFORE UPDATE ON actions
+    BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END
+    """,
+    """
+    CREATE TRIGGER actions_no_delete BEFORE DELETE ON actions
+    BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END
+    """,
+)
+
+_V2: Migration = (
+    # The human a seat was dealt to; stats credit them even after an AI took the seat
+    # over for good (the role was theirs). Backfill: the first human the takeover
+    # history shows at the seat, else whoever holds it now.
+    "ALTER TABLE seats ADD COLUMN dealt_user_id INTEGER",
+    "ALTER TABLE seats ADD COLUMN dealt_name TEXT",
+    """
+    UPDATE seats SET
+        dealt_user_id = COALESCE(
+            (SELECT c.from_user_id FROM seat_changes AS c
+              WHERE c.game_id = seats.game_id AND c.seat = seats.seat
+                AND c.from_user_id IS NOT NULL
+              ORDER BY c.id LIMIT 1),
+            user_id),
+        dealt_name = name
+    """,
+    # Whether the seat's party won; written by finish_game from the engine's Role.party.
+    "ALTER TABLE seats ADD COLUMN won INTEGER CHECK (won IN (0, 1))",
+    """
+    UPDATE seats SET won = (
+        SELECT CASE WHEN seats.role = 'liberal' THEN 'liberal' ELSE 'fascist' END = g.winner
+          FROM games AS g WHERE g.id = seats.game_id)
+     WHERE role IS NOT NULL
+       AND game_id IN (SELECT id FROM games WHERE status = 'finished' AND winner IS NOT NULL)
+    """,
+    "CREATE INDEX seats_by_dealt_user ON seats (dealt_user_id) WHERE dealt_user_id IS NOT NULL",
+    "CREATE INDEX seats_by_user ON seats (user_id) WHERE user_id IS NOT NULL",
+    "CREATE INDEX games_by_status ON games (status)",
+    "CREATE INDEX games_by_guild ON games (guild_id, created_at)",
+    "CREATE INDEX seat_changes_by_game ON seat_changes (game_id, seat)",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+async def user_version(conn: aiosqlite.Connection) -> int:
+    """The schema version recorded in the database header (0 for a new database)."""
+    async with conn.execute("PRAGMA user_version") as cursor:
+        row = await cursor.fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+async def migrate(
+    conn: aiosqlite.Connection,
+    *,
+    target: int | None = None,
+    migrations: Sequence[Migration] = MIGRATIONS,
+) -> int:
+    """Apply the missing steps up to `target` (default: the latest), one transaction each.
+
+    `conn` must be in autocommit mode (`isolation_level=None`) so that the explicit
+    transactions here are the only ones. Returns the version reached. The caller checks
+    beforehand that the database is not newer than `migrations` knows.
+    """
+    target = len(migrations) if target is None else target
+    if not 0 <= target <= len(migrations):
+        raise ValueError(f"No schema version {target}; this code knows 0..{len(migrations)}.")
+    for version in range(1, target + 1):
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Re-read under the write lock: another process may have migrated meanwhile.
+            if await user_version(conn) >= version:
+                await conn.rollback()
+                continue
+            for statement in migrations[version - 1]:
+                await conn.execute(statement)
+            # PRAGMA takes no bound parameters; `version` is an int from this code.
+            await conn.execute(f"PRAGMA user_version = {int(version)}")
+        except BaseException:
+            await conn.rollback()
+            raise
+        await conn.commit()
+    return await user_version(conn)

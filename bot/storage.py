@@ -1,0 +1,729 @@
+"""SQLite persistence for games: an append-only action log, seats, settings and stats.
+
+Games are event-sourced: a game is its variant, seed and the actions accepted so far
+(`engine.GameRecord`), so restart recovery reloads the unfinished games and replays them.
+The game session writes each accepted action here, in its own transaction, *before* it
+announces the result: whatever the table has seen survives a crash.
+
+Connection model (the choice the design asks us to document): one aiosqlite connection,
+in autocommit mode with explicit `BEGIN IMMEDIATE` transactions, guarded by one
+`asyncio.Lock`. Reads share that connection and that lock: a read never sees a write
+transaction half done, and a single writer never waits on SQLite's own locks. Reads are
+short indexed queries, so the lock costs little; `busy_timeout` covers another process
+(say `shbot` stats from a shell) touching the same file. WAL lets such a reader run
+alongside us, and `synchronous=FULL` makes a commit durable before it is acknowledged.
+
+Times are epoch seconds (float). All SQL is parameterised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import aiosqlite
+
+from engine import Action, GameRecord, Party, RecordError, Role, Variant, WinReason
+
+from .migrations import SCHEMA_VERSION, migrate, user_version
+
+BUSY_TIMEOUT_MS = 5000  # another process holding the write lock: wait this long, then fail
+STATUSES = ("running", "finished", "cancelled")
+_INT64 = (-(2**63), 2**63 - 1)  # SQLite INTEGER range: seeds and Discord ids must fit
+
+
+class StorageError(Exception):
+    """A database problem with a message for the host (corrupt file, newer schema, unknown game)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """Who sits at a seat now: a human (`user_id`), an AI (`agent`), or a human's seat an AI
+    plays for them (both set)."""
+
+    seat: int
+    name: str  # display name ("Ada (AI)" or the member's name at join time)
+    user_id: int | None  # Discord user id (or a local id for the terminal); None: AI-only seat
+    agent: str | None  # agent spec while an AI controls the seat now, else None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A game as stored: `record.replay()` rebuilds the identical `engine.Game`."""
+
+    id: int
+    guild_id: int | None
+    channel_id: int | None
+    status: str  # "running" | "finished" | "cancelled"
+    record: GameRecord
+    seats: tuple[SeatRecord, ...]
+    options: dict[str, Any]
+    deadline: float | None
+    created_at: float
+    finished_at: float | None
+    winner: Party | None = None
+    reason: WinReason | None = None
+    roles: tuple[Role, ...] | None = None  # set once the game is finished
+
+
+@dataclass(frozen=True, slots=True)
+class SeatChange:
+    """One entry of a seat's takeover history: who controlled it before and after."""
+
+    game_id: int
+    seat: int
+    at: float
+    from_user_id: int | None
+    from_agent: str | None
+    to_user_id: int | None
+    to_agent: str | None
+    to_name: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """One line of a game list: who played where, and how it ended."""
+
+    id: int
+    guild_id: int | None
+    channel_id: int | None
+    players: int
+    status: str
+    winner: str | None
+    reason: str | None
+    created_at: float
+    finished_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    """A human's record over finished games (seats they were dealt)."""
+
+    user_id: int
+    games: int
+    wins: int
+    by_role: dict[str, tuple[int, int]]  # "liberal"/"fascist"/"hitler" -> (games, wins)
+    recent: tuple[GameSummary, ...]
+
+    @property
+    def win_rate(self) -> float:
+        """Wins per game, 0.0 before the first finished game."""
+        return self.wins / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    """One human on a leaderboard, under the name they last played with."""
+
+    user_id: int
+    name: str
+    games: int
+    wins: int
+    win_rate: float
+
+
+_GAME_COLUMNS = (
+    "id, guild_id, channel_id, players, variant, seed, status, options, deadline,"
+    " created_at, finished_at, winner, win_reason"
+)
+_SUMMARY_COLUMNS = (
+    "g.id, g.guild_id, g.channel_id, g.players, g.status, g.winner, g.win_reason,"
+    " g.created_at, g.finished_at"
+)
+
+
+class Storage:
+    """The bot's database. Open with `await Storage.open(path)`; close with `close()`."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: str, clock: Callable[[], float]) -> None:
+        """Use `Storage.open`; this only wraps an already prepared connection."""
+        self._conn: aiosqlite.Connection | None = conn
+        self._path = path
+        self._clock = clock
+        self._lock = asyncio.Lock()
+
+    # --- opening and closing ----------------------------------------------------------
+
+    @classmethod
+    async def open(
+        cls, path: str | os.PathLike[str], *, clock: Callable[[], float] = time.time
+    ) -> Storage:
+        """Open (creating or migrating) the database at `path`; ":memory:" for tests.
+
+        Raises `StorageError` for a file that is not a readable shbot database or one
+        written by a newer shbot; such a file is never modified.
+        """
+        name = os.fspath(path)
+        try:
+            conn = await aiosqlite.connect(
+                name, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
+            )
+        except sqlite3.Error as exc:
+            raise StorageError(f"Cannot open the database {name}: {exc}.") from exc
+        try:
+            await _prepare(conn, name)
+        except BaseException as exc:
+            await conn.close()
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise StorageError(_damaged(name, str(exc))) from exc
+            raise
+        conn.row_factory = sqlite3.Row
+        return cls(conn, name, clock)
+
+    async def close(self) -> None:
+        """Close the database once the writes in flight have committed."""
+        async with self._lock:
+            if self._conn is not None:
+                conn, self._conn = self._conn, None
+                await conn.close()
+
+    async def __aenter__(self) -> Storage:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @property
+    def path(self) -> str:
+        """The database file (or ":memory:")."""
+        return self._path
+
+    # --- games ---------------------------------------------------------------------
+
+    async def create_game(
+        self,
+        *,
+        players: int,
+        variant: Variant,
+        seed: int,
+        seats: Sequence[SeatRecord],
+        options: Mapping[str, Any],
+        guild_id: int | None = None,
+        channel_id: int | None = None,
+    ) -> int:
+        """Store a new running game and its seats; returns the game's id."""
+        if sorted(s.seat for s in seats) != list(range(players)):
+            raise StorageError(f"A {players}-player game needs exactly seats 0..{players - 1}.")
+        for value, what in ((seed, "seed"), (guild_id, "guild id"), (channel_id, "channel id")):
+            _check_int64(value, what)
+        for s in seats:
+            _check_int64(s.user_id, "user id")
+        variant_json = _dumps(variant.to_dict(), "variant")
+        options_json = _dumps(dict(options), "options")
+        now = self._clock()
+        async with self._write() as conn:
+            cursor = await conn.execute(
+                "INSERT INTO games (guild_id, channel_id, players, variant, seed, options,"
+                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (guild_id, channel_id, players, variant_json, seed, options_json, now, now),
+            )
+            game_id = cursor.lastrowid
+            assert game_id is not None
+            await conn.executemany(
+                "INSERT INTO seats (game_id, seat, name, user_id, agent, dealt_user_id,"
+                " dealt_name) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(game_id, s.seat, s.name, s.user_id, s.agent, s.user_id, s.name) for s in seats],
+            )
+        return game_id
+
+    async def append_action(self, game_id: int, seq: int, action: Action) -> None:
+        """Append the action at index `seq` of the game's move stack, in one transaction.
+
+        The action is durable when this returns. A duplicate or out-of-order `seq`, an
+        unknown game or one that is over raises `StorageError` and writes nothing.
+        """
+        action_json = _dumps(action.to_dict(), "action")
+        now = self._clock()
+        async with self._write() as conn:
+            row = await _one(
+                conn,
+                "SELECT status, (SELECT COALESCE(MAX(seq), -1) + 1 FROM actions"
+                " WHERE game_id = games.id) FROM games WHERE id = ?",
+                (game_id,),
+            )
+            if row is None:
+                raise StorageError(f"No game #{game_id}.")
+            status, expected = row
+            if status != "running":
+                raise StorageError(f"Game #{game_id} is {status}; it takes no more actions.")
+            if seq != expected:
+                what = "already stored" if seq < expected else "out of order"
+                raise StorageError(
+                    f"Action {seq} of game #{game_id} is {what}: the next one is {expected}."
+                )
+            await conn.execute(
+                "INSERT INTO actions (game_id, seq, action, at) VALUES (?, ?, ?, ?)",
+                (game_id, seq, action_json, now),
+            )
+            await conn.execute("UPDATE games SET updated_at = ? WHERE id = ?", (now, game_id))
+
+    async def set_seat(self, game_id: int, seat: SeatRecord, reason: str) -> None:
+        """Record who controls a seat now (AI takeover, player back, /afk) and why.
+
+        The change is appended to the seat's takeover history. The human the seat was
+        dealt to keeps it for stats; a seat dealt to an AI is credited to the first
+        human who takes it.
+        """
+        _check_int64(seat.user_id, "user id")
+        now = self._clock()
+        async with self._write() as conn:
+            before = await _one(
+                conn,
+                "SELECT user_id, agent FROM seats WHERE game_id = ? AND seat = ?",
+                (game_id, seat.seat),
+            )
+            if before is None:
+                await self._require_game(conn, game_id)
+                raise StorageError(f"Game #{game_id} has no seat {seat.seat}.")
+            await conn.execute(
+                "UPDATE seats SET name = ?, user_id = ?, agent = ?,"
+                " dealt_user_id = COALESCE(dealt_user_id, ?),"
+                " dealt_name = CASE WHEN dealt_user_id IS NULL AND ? IS NOT NULL"
+                " THEN ? ELSE dealt_name END"
+                " WHERE game_id = ? AND seat = ?",
+                (
+                    seat.name,
+                    seat.user_id,
+                    seat.agent,
+                    seat.user_id,
+                    seat.user_id,
+                    seat.name,
+                    game_id,
+                    seat.seat,
+                ),
+            )
+            await conn.execute(
+                "INSERT INTO seat_changes (game_id, seat, at, from_user_id, from_agent,"
+                " to_user_id, to_agent, to_name, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game_id,
+                    seat.seat,
+                    now,
+                    before["user_id"],
+                    before["agent"],
+                    seat.user_id,
+                    seat.agent,
+                    seat.name,
+                    reason,
+                ),
+            )
+            await conn.execute("UPDATE games SET updated_at = ? WHERE id = ?", (now, game_id))
+
+    async def set_deadline(self, game_id: int, deadline: float | None) -> None:
+        """Set (or clear, with None) the pending prompt's deadline."""
+        if deadline is not None and not math.isfinite(deadline):
+            raise StorageError(f"A deadline must be a finite time, not {deadline!r}.")
+        async with self._write() as conn:
+            cursor = await conn.execute(
+                "UPDATE games SET deadline = ? WHERE id = ?", (deadline, game_id)
+            )
+            if cursor.rowcount == 0:
+                raise StorageError(f"No game #{game_id}.")
+
+    async def finish_game(
+        self,
+        game_id: int,
+        *,
+        status: str,
+        winner: Party | None,
+        reason: WinReason | None,
+        roles: Sequence[Role] | None,
+    ) -> None:
+        """End a running game: "finished" (winner, reason and every seat's role, which
+        stats use) or "cancelled" (roles optional, stats ignore it)."""
+        if status == "finished":
+            if winner is None or reason is None or roles is None:
+                raise StorageError("A finished game needs its winner, win reason and roles.")
+            if reason.winner is not winner:
+                raise StorageError(f"{reason.value} is a {reason.winner.value} win, not {winner}.")
+        elif status == "cancelled":
+            if winner is not None or reason is not None:
+                raise StorageError("A cancelled game has no winner.")
+        else:
+            raise StorageError(f"A game ends finished or cancelled, not {status!r}.")
+        now = self._clock()
+        async with self._write() as conn:
+            row = await _one(conn, "SELECT status, players FROM games WHERE id = ?", (game_id,))
+            if row is None:
+                raise StorageError(f"No game #{game_id}.")
+            if row["status"] != "running":
+                raise StorageError(f"Game #{game_id} is already {row['status']}.")
+            if roles is not None and len(roles) != row["players"]:
+                raise StorageError(
+                    f"Game #{game_id} has {row['players']} seats, not {len(roles)} roles."
+                )
+            await conn.execute(
+                "UPDATE games SET status = ?, winner = ?, win_reason = ?, finished_at = ?,"
+                " updated_at = ?, deadline = NULL WHERE id = ?",
+                (
+                    status,
+                    winner.value if winner else None,
+                    reason.value if reason else None,
+                    now,
+                    now,
+                    game_id,
+                ),
+            )
+            if roles is not None:
+                # `won` is decided here, by the engine's Role.party, not re-derived in SQL.
+                await conn.executemany(
+                    "UPDATE seats SET role = ?, won = ? WHERE game_id = ? AND seat = ?",
+                    [
+                        (
+                            role.value,
+                            None if winner is None else int(role.party is winner),
+                            game_id,
+                            seat,
+                        )
+                        for seat, role in enumerate(roles)
+                    ],
+                )
+
+    async def load_game(self, game_id: int) -> StoredGame:
+        """The stored game; `record.replay()` rebuilds it. StorageError if unknown."""
+        async with self._read() as conn:
+            row = await _one(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+            if row is None:
+                raise StorageError(f"No game #{game_id}.")
+            return await self._stored_game(conn, row)
+
+    async def unfinished_games(self) -> list[StoredGame]:
+        """Every running game, oldest first: what restart recovery resumes."""
+        async with self._read() as conn:
+            rows = await _all(
+                conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'running' ORDER BY id"
+            )
+            return [await self._stored_game(conn, row) for row in rows]
+
+    async def seat_history(self, game_id: int) -> list[SeatChange]:
+        """Every change of seat controller in the game, in the order they happened."""
+        async with self._read() as conn:
+            await self._require_game(conn, game_id)
+            rows = await _all(
+                conn,
+                "SELECT game_id, seat, at, from_user_id, from_agent, to_user_id, to_agent,"
+                " to_name, reason FROM seat_changes WHERE game_id = ? ORDER BY id",
+                (game_id,),
+            )
+        return [SeatChange(*row) for row in rows]
+
+    # --- lists and stats ------------------------------------------------------------
+
+    async def recent_games(
+        self, *, guild_id: int | None = None, user_id: int | None = None, limit: int = 10
+    ) -> list[GameSummary]:
+        """The latest games of any status, newest first; optionally of one guild and/or
+        one human (a seat they were dealt or hold)."""
+        async with self._read() as conn:
+            rows = await _all(
+                conn,
+                f"SELECT {_SUMMARY_COLUMNS} FROM games AS g"
+                " WHERE (:guild IS NULL OR g.guild_id = :guild)"
+                " AND (:user IS NULL OR EXISTS (SELECT 1 FROM seats AS s"
+                "   WHERE s.game_id = g.id AND (s.dealt_user_id = :user OR s.user_id = :user)))"
+                " ORDER BY g.created_at DESC, g.id DESC LIMIT :limit",
+                {"guild": guild_id, "user": user_id, "limit": limit},
+            )
+        return [GameSummary(*row) for row in rows]
+
+    async def player_stats(
+        self, user_id: int, *, guild_id: int | None = None, recent: int = 5
+    ) -> PlayerStats:
+        """A human's finished games (all guilds, or one): wins, wins by role, latest games."""
+        params = {"user": user_id, "guild": guild_id, "recent": recent}
+        async with self._read() as conn:
+            rows = await _all(
+                conn,
+                "SELECT s.role, COUNT(*), COALESCE(SUM(s.won), 0)"
+                " FROM seats AS s JOIN games AS g ON g.id = s.game_id"
+                " WHERE s.dealt_user_id = :user AND g.status = 'finished'"
+                " AND (:guild IS NULL OR g.guild_id = :guild)"
+                " GROUP BY s.role",
+                params,
+            )
+            recent_rows = await _all(
+                conn,
+                f"SELECT {_SUMMARY_COLUMNS} FROM games AS g"
+                " WHERE g.status = 'finished' AND (:guild IS NULL OR g.guild_id = :guild)"
+                " AND EXISTS (SELECT 1 FROM seats AS s"
+                "   WHERE s.game_id = g.id AND s.dealt_user_id = :user)"
+                " ORDER BY g.finished_at DESC, g.id DESC LIMIT :recent",
+                params,
+            )
+        by_role = {role.value: (0, 0) for role in Role}
+        for role, games, wins in rows:
+            if role in by_role:  # a finished game always has roles; skip damaged rows
+                by_role[role] = (int(games), int(wins))
+        return PlayerStats(
+            user_id=user_id,
+            games=sum(g for g, _ in by_role.values()),
+            wins=sum(w for _, w in by_role.values()),
+            by_role=by_role,
+            recent=tuple(GameSummary(*row) for row in recent_rows),
+        )
+
+    async def leaderboard(
+        self, guild_id: int | None, *, limit: int = 10, min_games: int = 1
+    ) -> list[LeaderboardRow]:
+        """Humans with at least `min_games` finished games in the guild (None: everywhere),
+        best win rate first, then most wins, then most games."""
+        async with self._read() as conn:
+            rows = await _all(
+                conn,
+                "WITH played AS ("
+                "  SELECT s.dealt_user_id AS user_id, s.dealt_name AS name, s.won,"
+                "    g.finished_at, g.id AS game_id"
+                "  FROM seats AS s JOIN games AS g ON g.id = s.game_id"
+                "  WHERE g.status = 'finished' AND s.dealt_user_id IS NOT NULL"
+                "  AND (:guild IS NULL OR g.guild_id = :guild)),"
+                " totals AS ("
+                "  SELECT user_id, COUNT(*) AS games, COALESCE(SUM(won), 0) AS wins"
+                "  FROM played GROUP BY user_id HAVING COUNT(*) >= :min_games)"
+                " SELECT t.user_id,"
+                "  (SELECT p.name FROM played AS p WHERE p.user_id = t.user_id"
+                "   ORDER BY p.finished_at DESC, p.game_id DESC LIMIT 1),"
+                "  t.games, t.wins, CAST(t.wins AS REAL) / t.games AS win_rate"
+                " FROM totals AS t"
+                " ORDER BY win_rate DESC, t.wins DESC, t.games DESC, t.user_id"
+                " LIMIT :limit",
+                {"guild": guild_id, "min_games": max(1, min_games), "limit": limit},
+            )
+        return [
+            LeaderboardRow(int(user), str(name), int(games), int(wins), float(rate))
+            for user, name, games, wins, rate in rows
+        ]
+
+    # --- settings ---------------------------------------------------------------------
+
+    async def get_settings(self, guild_id: int) -> dict[str, Any]:
+        """A guild's settings ({} if none were ever set)."""
+        return await self._get_json(
+            "SELECT settings FROM guild_settings WHERE guild_id = ?", guild_id
+        )
+
+    async def set_settings(self, guild_id: int, settings: Mapping[str, Any]) -> None:
+        """Replace a guild's settings with `settings` (a JSON-able mapping)."""
+        _check_int64(guild_id, "guild id")
+        text = _dumps(dict(settings), "settings")
+        async with self._write() as conn:
+            await conn.execute(
+                "INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (guild_id) DO UPDATE SET settings = excluded.settings,"
+                " updated_at = excluded.updated_at",
+                (guild_id, text, self._clock()),
+            )
+
+    async def get_channel_settings(self, channel_id: int) -> dict[str, Any]:
+        """A channel's settings ({} if none were ever set)."""
+        return await self._get_json(
+            "SELECT settings FROM channel_settings WHERE channel_id = ?", channel_id
+        )
+
+    async def set_channel_settings(
+        self, guild_id: int | None, channel_id: int, settings: Mapping[str, Any]
+    ) -> None:
+        """Replace a channel's settings with `settings` (a JSON-able mapping)."""
+        _check_int64(guild_id, "guild id")
+        _check_int64(channel_id, "channel id")
+        text = _dumps(dict(settings), "settings")
+        async with self._write() as conn:
+            await conn.execute(
+                "INSERT INTO channel_settings (channel_id, guild_id, settings, updated_at)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (channel_id) DO UPDATE SET"
+                " guild_id = excluded.guild_id, settings = excluded.settings,"
+                " updated_at = excluded.updated_at",
+                (channel_id, guild_id, text, self._clock()),
+            )
+
+    # --- backups ----------------------------------------------------------------------
+
+    async def backup(self, path: str | os.PathLike[str]) -> None:
+        """Write a consistent copy of the database to `path` while the bot runs.
+
+        Uses SQLite's online backup API in one step under the lock, so the copy holds
+        exactly the committed transactions. It is written next to `path` and renamed
+        into place, so `path` is never a half-written file.
+        """
+        target = Path(path)
+        partial = target.with_name(target.name + ".partial")
+        partial.unlink(missing_ok=True)
+        try:
+            # check_same_thread=False: aiosqlite runs the copy on its own worker thread.
+            dest = sqlite3.connect(partial, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StorageError(f"Cannot write a backup to {target}: {exc}.") from exc
+        try:
+            async with self._lock:
+                await self._live().backup(dest)
+        except sqlite3.Error as exc:
+            raise StorageError(f"The backup to {target} failed: {exc}.") from exc
+        finally:
+            dest.close()
+        os.replace(partial, target)
+
+    # --- internals ----------------------------------------------------------------------
+
+    def _live(self) -> aiosqlite.Connection:
+        if self._conn is None:
+            raise StorageError("The database is closed.")
+        return self._conn
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One write transaction: the lock, BEGIN IMMEDIATE, then COMMIT or ROLLBACK."""
+        async with self._lock:
+            conn = self._live()
+            try:
+                # BEGIN inside the try: if we are cancelled while it is queued, the
+                # rollback (queued after it on the same worker thread) still ends it.
+                await conn.execute("BEGIN IMMEDIATE")
+                yield conn
+                await conn.commit()  # a failed COMMIT is rolled back below, too
+            except BaseException as exc:
+                await conn.rollback()
+                if isinstance(exc, sqlite3.Error):
+                    raise StorageError(f"The database refused the change: {exc}.") from exc
+                raise
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[aiosqlite.Connection]:
+        """A read transaction: one snapshot across the queries it runs."""
+        async with self._lock:
+            conn = self._live()
+            try:
+                await conn.execute("BEGIN")
+                yield conn
+            except sqlite3.Error as exc:
+                raise StorageError(f"The database could not be read: {exc}.") from exc
+            finally:
+                await conn.rollback()
+
+    async def _require_game(self, conn: aiosqlite.Connection, game_id: int) -> None:
+        if await _one(conn, "SELECT 1 FROM games WHERE id = ?", (game_id,)) is None:
+            raise StorageError(f"No game #{game_id}.")
+
+    async def _get_json(self, query: str, key: int) -> dict[str, Any]:
+        async with self._read() as conn:
+            row = await _one(conn, query, (key,))
+        if row is None:
+            return {}
+        value = json.loads(row[0])
+        return value if isinstance(value, dict) else {}
+
+    async def _stored_game(self, conn: aiosqlite.Connection, row: sqlite3.Row) -> StoredGame:
+        game_id = int(row["id"])
+        seat_rows = await _all(
+            conn,
+            "SELECT seat, name, user_id, agent, role FROM seats WHERE game_id = ? ORDER BY seat",
+            (game_id,),
+        )
+        action_rows = await _all(
+            conn, "SELECT seq, action FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+        try:
+            variant = Variant.from_dict(json.loads(row["variant"]))
+            actions: list[Action] = []
+            for seq, text in action_rows:
+                if seq != len(actions):
+                    raise RecordError(f"action {len(actions)} is missing")
+                actions.append(Action.from_dict(json.loads(text)))
+        except (RecordError, ValueError, TypeError) as exc:
+            raise StorageError(f"Game #{game_id} cannot be read back: {exc}") from exc
+        roles = tuple(Role(r["role"]) for r in seat_rows) if row["status"] == "finished" else None
+        return StoredGame(
+            id=game_id,
+            guild_id=row["guild_id"],
+            channel_id=row["channel_id"],
+            status=row["status"],
+            record=GameRecord(int(row["players"]), int(row["seed"]), variant, actions),
+            seats=tuple(
+                SeatRecord(r["seat"], r["name"], r["user_id"], r["agent"]) for r in seat_rows
+            ),
+            options=json.loads(row["options"]),
+            deadline=row["deadline"],
+            created_at=row["created_at"],
+            finished_at=row["finished_at"],
+            winner=Party(row["winner"]) if row["winner"] else None,
+            reason=WinReason(row["win_reason"]) if row["win_reason"] else None,
+            roles=roles,
+        )
+
+
+async def _prepare(conn: aiosqlite.Connection, name: str) -> None:
+    """Check the file, set the connection up, bring the schema to the latest version.
+
+    Nothing is written until the file is known to be a healthy database of a schema
+    this code understands.
+    """
+    found = await user_version(conn)  # the first read: "file is not a database" shows here
+    if found > SCHEMA_VERSION:
+        raise StorageError(
+            f"{name} was written by a newer version of shbot (schema {found}, this version"
+            f" knows {SCHEMA_VERSION}); refusing to touch it. Upgrade shbot, or point it at"
+            " another database file."
+        )
+    if found < 0:
+        raise StorageError(_damaged(name, f"schema version {found}"))
+    if found == 0:
+        row = await _one(conn, "SELECT count(*) FROM sqlite_master")
+        if row is not None and row[0]:
+            raise StorageError(
+                f"{name} is a SQLite database, but not one of shbot's; refusing to touch it."
+                " Point shbot at a new file."
+            )
+    problems = [r[0] for r in await _all(conn, "PRAGMA quick_check") if r[0] != "ok"]
+    if problems:
+        raise StorageError(_damaged(name, "; ".join(problems[:3])))
+    await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    await conn.execute("PRAGMA journal_mode = WAL")  # stays "memory" for ":memory:"
+    await conn.execute("PRAGMA synchronous = FULL")  # a commit is on disk before the ack
+    await conn.execute("PRAGMA foreign_keys = ON")
+    await migrate(conn)
+
+
+async def _all(
+    conn: aiosqlite.Connection, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
+) -> list[sqlite3.Row]:
+    return list(await conn.execute_fetchall(sql, params))
+
+
+async def _one(
+    conn: aiosqlite.Connection, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
+) -> sqlite3.Row | None:
+    rows = await _all(conn, sql, params)
+    return rows[0] if rows else None
+
+
+def _damaged(name: str, detail: str) -> str:
+    return (
+        f"{name} is not a readable shbot database ({detail}). It may be damaged or not a"
+        " database at all; shbot will not modify it. Restore a backup or move the file away."
+    )
+
+
+def _dumps(value: Any, what: str) -> str:
+    try:
+        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise StorageError(f"The {what} cannot be stored as JSON: {exc}.") from exc
+
+
+def _check_int64(value: int | None, what: str) -> None:
+    if value is not None and not _INT64[0] <= value <= _INT64[1]:
+        raise StorageError(f"The {what} {value} does not fit in a 64-bit integer.")
