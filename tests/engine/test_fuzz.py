@@ -45,6 +45,7 @@ from tests.engine.helpers import (
     role_counts_ok,
     state_of,
 )
+from tests.engine.test_views import team_knowledge
 
 SCALE = float(os.environ.get("ENGINE_FUZZ_SCALE", "1"))
 GAMES_PER_CONFIG = max(1, int(180 * SCALE))  # x 12 configurations = 2,160 games
@@ -163,6 +164,33 @@ def check_replay(game: Game) -> None:
     assert state_of(replayed) == state_of(game)
 
 
+def check_no_leak(game: Game, seat: int) -> None:
+    """While the game runs, `seat`'s view and the spectator's hold nothing hidden from them."""
+    if game.is_over:
+        return
+    holder = {
+        Phase.PRESIDENT_DISCARD: game.president,
+        Phase.CHANCELLOR_ENACT: game.chancellor,
+        Phase.VETO_REPLY: game.chancellor,
+    }.get(game.phase)
+    view = game.view(seat)
+    assert view.known_roles == team_knowledge(game.roles, seat)
+    assert all(e.visible_to(seat) for e in view.events)
+    assert view.hand == (tuple(game.hand) if seat == holder else ())
+    spectator = game.spectator_view()
+    assert spectator.known_roles == (None,) * game.players and spectator.hand == ()
+    assert all(e.audience is None for e in spectator.events)
+
+
+def make_random_claim(game: Game, rng: random.Random) -> None:
+    """Sometimes a living seat with an open claim window says something (claims are talk)."""
+    speakers = [s for s in game.living() if game.legal_claims(s)]
+    if speakers and rng.random() < 0.5:
+        seat = rng.choice(speakers)
+        events = game.apply(rng.choice(game.legal_claims(seat)))
+        assert len(events) == 1 and events[0].audience is None
+
+
 def play_checked(players: int, variant: Variant, seed: int, probe: bool) -> Game:
     game = Game(players, variant=variant, seed=seed)
     rng = random.Random(seed * 7919 + 1)
@@ -195,6 +223,8 @@ def play_checked(players: int, variant: Variant, seed: int, probe: bool) -> Game
         assert game.actions[-1] == action
         changes += changed
         check_invariants(game, roles)
+        check_no_leak(game, rng.randrange(players))
+        make_random_claim(game, rng)
         if steps == replay_at:
             check_replay(game)  # mid-game too
         assert steps - changes <= max_actions(players), "the game does not end"
