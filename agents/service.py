@@ -68,7 +68,7 @@ RESTART_BACKOFF_S = 1.0  # a pool that cannot start is retried at most this ofte
 STARTUP_TIMEOUT_S = 60.0  # for a new pool's workers to start and import the agents
 WARM_PAUSE_S = 0.05  # each warm-up task lingers so that every worker gets one
 # Imported once by the fork server, so each worker starts with the engine loaded.
-_FORKSERVER_PRELOAD = ["engine", "agents.registry", "agents.selfish", "agents.service"]
+_FORKSERVER_PRELOAD = ["engine", "agents.registry", "agents.selfish"]
 
 T = TypeVar("T")
 
