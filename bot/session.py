@@ -1,0 +1,1027 @@
+"""One game session: drives an `engine.Game` between its seats, its store and its front-end.
+
+The session asks whoever must act (a human through the front-end, an AI through the
+`AgentPort`), applies the answer, writes it to storage and only then announces what it
+caused, routing each event by its own `audience`: public events to the table, private
+ones to the seat they belong to. It never decides by itself what is secret.
+
+Flow of one game (`_run`): the opening is announced; then, until the game is over, the
+session either offers the claims a session, peek or investigation opened (AI seats claim
+at once, humans get an optional prompt for a short window), or runs one *decision*: the
+seats in `game.awaiting()` are asked (every living player at once during a vote) and the
+session waits until the game moves on or the deadline passes, when an agent decides for
+each absent human and, after repeated expiries, keeps their seat until they are back.
+
+Everything a restart needs is in storage: the actions (replayed to the identical game),
+the seats' controllers and the pending deadline. Prompt ids derive from the game alone,
+so buttons issued before a restart still work after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, TypeVar
+
+from engine import (
+    Action,
+    CallSpecialElection,
+    ChancellorClaim,
+    Claim,
+    Discard,
+    Enact,
+    Execute,
+    Game,
+    GameRecord,
+    IllegalAction,
+    Investigate,
+    InvestigationClaim,
+    Nominate,
+    Party,
+    PeekClaim,
+    Phase,
+    PlayerView,
+    Policy,
+    PresidentClaim,
+    ProposeVeto,
+    Role,
+    VetoReply,
+    Vote,
+    WinReason,
+)
+from engine import events as ev
+from engine.claims import OpenClaims
+
+from .agent_port import DEFAULT_BUDGET_S, AgentPort, default_substitute, seat_seed
+from .narrate import narrate, tiles
+from .ports import (
+    AIControlsSeat,
+    Frontend,
+    NotAPlayer,
+    Option,
+    Post,
+    Private,
+    Prompt,
+    PromptKind,
+    Reveal,
+    SeatInfo,
+    SessionRefusal,
+    StalePrompt,
+    Table,
+    Waiting,
+)
+from .suspicion import SuspicionTrack
+from .timers import Timers
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# Public events after which front-ends that draw the board should redraw it.
+BOARD_EVENTS = (
+    ev.GameStarted,
+    ev.PolicyEnacted,
+    ev.ElectionTrackerAdvanced,
+    ev.PlayerExecuted,
+    ev.DeckReshuffled,
+    ev.GameEnded,
+)
+
+
+class SessionStore(Protocol):
+    """What a session writes (implemented by `bot.storage.Storage`)."""
+
+    async def append_action(self, game_id: int, seq: int, action: Action) -> None:
+        """Store the action at index `seq` of the game's move stack, durably."""
+        ...
+
+    async def set_seat(self, game_id: int, seat: Any, reason: str) -> None:
+        """Record who controls a seat now (a `bot.storage.SeatRecord`)."""
+        ...
+
+    async def set_deadline(self, game_id: int, deadline: float | None) -> None:
+        """Record the pending prompt's deadline."""
+        ...
+
+    async def finish_game(
+        self,
+        game_id: int,
+        *,
+        status: str,
+        winner: Party | None,
+        reason: WinReason | None,
+        roles: Sequence[Role] | None,
+    ) -> None:
+        """Mark the game finished or cancelled."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOptions:
+    """Per-game settings, stored with the game's options (JSON)."""
+
+    timers: Timers = field(default_factory=Timers)
+    substitute: str | None = None  # the agent for absent players; None: strongest available
+    ai_budget_s: float = DEFAULT_BUDGET_S  # seconds an AI may think per decision
+
+    @property
+    def substitute_spec(self) -> str:
+        """The agent spec that stands in for absent humans."""
+        return self.substitute or default_substitute(self.ai_budget_s)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "timers": self.timers.to_dict(),
+            "substitute": self.substitute,
+            "ai_budget_s": self.ai_budget_s,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SessionOptions:
+        """Read the session's part of a game's stored options (other keys are ignored)."""
+        return cls(
+            timers=Timers.from_dict(dict(data.get("timers") or {})),
+            substitute=data.get("substitute"),
+            ai_budget_s=float(data.get("ai_budget_s", DEFAULT_BUDGET_S)),
+        )
+
+
+@dataclass(slots=True)
+class _Resume:
+    """What recovery found out from replaying a stored game."""
+
+    turn: int
+    claim_pending: set[int]
+    vote_start: Game | None  # the game before the first vote of a running election
+    deadline: float | None
+
+
+class GameSession:
+    """Drives one game; implements `bot.ports.GameControl` for its front-end.
+
+    Create through `bot.manager.SessionManager` (which stores the game first), then
+    `start()` it, or `await run()` to play it to the end.
+    """
+
+    def __init__(
+        self,
+        game_id: int,
+        game: Game,
+        seats: Sequence[SeatInfo],
+        *,
+        frontend: Frontend,
+        agents: AgentPort,
+        store: SessionStore | None,
+        options: SessionOptions | None = None,
+        guild_id: int | None = None,
+        channel_id: int | None = None,
+        clock: Callable[[], float] = time.time,
+        resume: _Resume | None = None,
+    ) -> None:
+        if game.seed is None:
+            raise ValueError("A session needs a seeded game, so that it can be stored.")
+        if [s.seat for s in seats] != list(range(game.players)):
+            raise ValueError(f"A {game.players}-player game needs seats 0..{game.players - 1}.")
+        self.game_id = game_id
+        self.game = game
+        self.frontend = frontend
+        self.agents = agents
+        self.store = store
+        self.options = options or SessionOptions()
+        self.guild_id = guild_id
+        self.channel_id = channel_id
+        self.clock = clock
+        self.suspicion: list[SuspicionTrack] = []  # filled by a belief model, shown at the end
+        self.failure: BaseException | None = None  # set when the session had to stop
+        self._seats = list(seats)
+        self._table = self._make_table()
+        self._substitute = self.options.substitute_spec
+        self._fresh = resume is None
+        self._turn = resume.turn if resume else 0
+        self._claim_pending: set[int] = set(resume.claim_pending) if resume else set()
+        self._vote_start = resume.vote_start if resume else None
+        self._resume_deadline: float | None = resume.deadline if resume else None
+        self._resuming = resume is not None
+        self._stored_deadline: float | None = resume.deadline if resume else None
+        self._lock = asyncio.Lock()
+        self._changed = asyncio.Event()
+        self._open: dict[int, dict[PromptKind, Prompt]] = {}
+        self._ai_tasks: dict[int, asyncio.Task[None]] = {}  # seat -> AI deciding this turn
+        self._expiries: dict[int, int] = {}
+        self._claim_deadline: float | None = None
+        self._claim_window: set[int] = set()  # humans whose claim prompt is open now
+        self._outbox: asyncio.Queue[tuple[str, Table, Any]] = asyncio.Queue()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._task: asyncio.Task[None] | None = None
+        self._publisher: asyncio.Task[None] | None = None
+        self._cancelled = False
+
+    # --- construction from storage ----------------------------------------------------
+
+    @classmethod
+    def resume(
+        cls,
+        game_id: int,
+        record: GameRecord,
+        seats: Sequence[SeatInfo],
+        *,
+        deadline: float | None,
+        frontend: Frontend,
+        agents: AgentPort,
+        store: SessionStore | None,
+        options: SessionOptions | None = None,
+        guild_id: int | None = None,
+        channel_id: int | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> GameSession:
+        """Rebuild a stored game by replaying its record, ready to carry on where it stopped.
+
+        Raises `engine.RecordError` if the record does not replay.
+        """
+        game, turn, pending = replay(record)
+        vote_start = None
+        if game.phase is Phase.VOTE:
+            # AI ballots are decided from the view before the first ballot of the election
+            # (as an uninterrupted session does), so a restart mid-vote changes nothing.
+            first = _first_vote_of_election(record.actions)
+            if first is not None and first < len(record.actions):
+                vote_start = GameRecord(
+                    record.players, record.seed, record.variant, record.actions[:first]
+                ).replay()
+        return cls(
+            game_id,
+            game,
+            seats,
+            frontend=frontend,
+            agents=agents,
+            store=store,
+            options=options,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            clock=clock,
+            resume=_Resume(turn, pending, vote_start, deadline),
+        )
+
+    # --- GameControl: what front-ends call ----------------------------------------------
+
+    @property
+    def table(self) -> Table:
+        """Who sits where now."""
+        return self._table
+
+    @property
+    def seats(self) -> tuple[SeatInfo, ...]:
+        """Every seat's current controller."""
+        return tuple(self._seats)
+
+    @property
+    def turn(self) -> int:
+        """The decision counter: it moves whenever the game waits for a new decision."""
+        return self._turn
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended (or was cancelled)."""
+        return self.game.is_over or self._cancelled
+
+    def private_view(self, seat: int) -> PlayerView:
+        """The seat's own view (role, hand...): for that seat's member only."""
+        return self.game.view(seat)
+
+    def spectator_view(self) -> PlayerView:
+        """What anyone may see now."""
+        return self.game.spectator_view()
+
+    def open_prompts(self, seat: int) -> Sequence[Prompt]:
+        """The prompts `seat` may answer now."""
+        return tuple(self._open.get(seat, {}).values())
+
+    async def choose(self, user_id: int, prompt_id: str, option: int) -> None:
+        """`user_id` picked option number `option` of prompt `prompt_id`.
+
+        Returns once the choice is accepted and stored; raises `IllegalAction` (with a
+        message for the player) and changes nothing otherwise.
+        """
+        seat = self._table.seat_of(user_id)
+        if seat is None:
+            raise NotAPlayer("You are not playing in this game.")
+        prompt = self._find_prompt(seat, prompt_id)
+        if not 0 <= option < len(prompt.options):
+            raise StalePrompt("There is no such choice.")
+        action = prompt.options[option].action
+        if action is None:  # "say nothing" to a claim prompt
+            self._close(seat, PromptKind.CLAIM, "You said nothing.")
+            self._changed.set()
+            return
+        await self.submit(seat, action, prompt_id=prompt_id)
+
+    async def submit(self, seat: int, action: Action, *, prompt_id: str | None = None) -> None:
+        """Play `action` for `seat` (a human's answer or a typed command).
+
+        With `prompt_id`, the answer must belong to that prompt, still open. Returns once
+        accepted and stored; raises `IllegalAction` and changes nothing otherwise. The
+        store write finishes even if the caller is cancelled meanwhile.
+        """
+        await self._guarded(self._submit(seat, action, prompt_id))
+
+    async def afk(self, user_id: int) -> str:
+        """Hand the member's seat to an AI until they say `/back`; returns the reply."""
+        seat = self._member_seat(user_id)
+        async with self._lock:
+            if self._seats[seat].is_ai:
+                return "An AI already plays for you. Type /back to take your seat back."
+            await self._hand_over(seat, "afk")
+            self._post_notice(
+                f"{self._label(seat)} stepped away: an AI plays for them until they are back."
+            )
+        return "An AI plays your seat until you type /back."
+
+    async def back(self, user_id: int) -> str:
+        """Give the seat back to its member from their next decision; returns the reply."""
+        seat = self._member_seat(user_id)
+        async with self._lock:
+            info = self._seats[seat]
+            if not info.is_ai:
+                return "You already play your own seat."
+            await self._set_controller(seat, None, "back")
+            self._expiries[seat] = 0
+            self._post_notice(f"{self._label(seat)} is back and plays their own seat again.")
+        return "Welcome back: you decide again from your next decision."
+
+    # --- running ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start driving the game in the background (idempotent)."""
+        if self._task is None:
+            self._publisher = asyncio.create_task(
+                self._publish_loop(), name=f"game-{self.game_id}-out"
+            )
+            self._task = asyncio.create_task(self._run(), name=f"game-{self.game_id}")
+
+    async def wait(self) -> None:
+        """Wait until the game is over (or the session stopped) and everything is shown."""
+        if self._task is not None:
+            try:
+                await asyncio.shield(self._task)
+            except asyncio.CancelledError:
+                if self._task.cancelled():  # stopped by `stop()`, not us being cancelled
+                    return
+                raise
+        await self.flush()
+
+    async def run(self) -> None:
+        """Play the game to its end."""
+        self.start()
+        await self.wait()
+
+    async def flush(self) -> None:
+        """Wait until the front-end has been given everything queued so far."""
+        if self._publisher is not None and not self._publisher.done():
+            await self._outbox.join()
+
+    async def stop(self) -> None:
+        """Stop driving the game without ending it (shutdown): it resumes after a restart.
+
+        Whatever was acknowledged is stored; prompts stay valid for the next start.
+        """
+        for task in [self._task, *self._tasks, *self._ai_tasks.values()]:
+            if task is not None and not task.done():
+                task.cancel()
+        pending = [t for t in (self._task, *self._tasks, *self._ai_tasks.values()) if t]
+        await asyncio.gather(*pending, return_exceptions=True)
+        if self._publisher is not None:
+            self._publisher.cancel()
+            await asyncio.gather(self._publisher, return_exceptions=True)
+
+    async def cancel(self, reason: str) -> None:
+        """End the game without a winner (a host's decision); nothing is revealed."""
+        async with self._lock:
+            if self.is_over:
+                return
+            self._cancelled = True
+            if self._task is not None:
+                self._task.cancel()
+            for seat in list(self._open):
+                for kind in list(self._open[seat]):
+                    self._close(seat, kind, "The game was cancelled.")
+            if self.store is not None:
+                await self.store.finish_game(
+                    self.game_id, status="cancelled", winner=None, reason=None, roles=None
+                )
+            self._post_notice(f"The game was cancelled: {reason}")
+        await self.flush()
+
+    async def _run(self) -> None:
+        try:
+            self._opening()
+            while not self.game.is_over:
+                self._raise_failure()
+                if self._claim_pending:
+                    await self._claims()
+                else:
+                    await self._decision()
+            self._raise_failure()
+            await self._finish()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # keep the game stored and resumable; tell the table
+            self.failure = self.failure or exc
+            log.exception("game %d stopped", self.game_id)
+            self._post_notice(
+                "This game has stopped because of an internal error; it will resume from "
+                "its last stored move when the bot restarts."
+            )
+        finally:
+            for task in self._ai_tasks.values():
+                task.cancel()
+
+    def _opening(self) -> None:
+        if self._fresh:
+            self._route(self.game.events)
+        else:
+            self._post_notice("The bot restarted: the game resumes where it stopped.", board=True)
+
+    async def _decision(self) -> None:
+        """Ask for the current decision and wait until the game moves past it."""
+        game, turn = self.game, self._turn
+        deadline = self._deadline(self.options.timers.for_phase(game.phase))
+        if not any(not self._seats[s].is_ai for s in game.awaiting()):
+            deadline = None
+        await self._store_deadline(deadline)
+        self._reconcile(turn, deadline)
+        self._announce_waiting(deadline)
+        while self._turn == turn and not game.is_over:
+            self._raise_failure()
+            self._changed.clear()
+            timeout = None if deadline is None else max(0.0, deadline - self.clock())
+            try:
+                await asyncio.wait_for(self._changed.wait(), timeout)
+            except TimeoutError:
+                async with self._lock:
+                    if self._turn == turn and not game.is_over:
+                        await self._expire(turn)
+                deadline = None
+                await self._store_deadline(None)
+                continue
+            if self._turn == turn:
+                self._reconcile(turn, deadline)
+        self._end_turn()
+
+    async def _claims(self) -> None:
+        """Let the seats whose claim windows just opened claim: AIs now, humans in a window."""
+        turn = self._turn
+        seats = sorted(self._claim_pending)
+        self._claim_pending.clear()
+        humans = []
+        for seat in seats:
+            if not self.game.legal_claims(seat):
+                continue
+            if self._seats[seat].is_ai:
+                await self._ai_claim(seat)
+            else:
+                humans.append(seat)
+        if not humans:
+            return
+        deadline = self._deadline(self.options.timers.claim)
+        self._claim_deadline = deadline
+        self._claim_window = set(humans)
+        await self._store_deadline(deadline)
+        for seat in humans:
+            self._issue_claim_prompt(seat)
+        while self._turn == turn and not self.game.is_over:
+            if not any(PromptKind.CLAIM in self._open.get(s, {}) for s in humans):
+                break
+            self._raise_failure()
+            self._changed.clear()
+            timeout = None if deadline is None else max(0.0, deadline - self.clock())
+            try:
+                await asyncio.wait_for(self._changed.wait(), timeout)
+            except TimeoutError:
+                break
+        self._claim_window = set()
+        for seat in humans:
+            self._close(seat, PromptKind.CLAIM, "The claim window is closed.")
+        self._claim_deadline = None
+
+    async def _finish(self) -> None:
+        game = self.game
+        assert game.winner is not None and game.win_reason is not None
+        self._close_all("The game is over.")
+        if self.store is not None:
+            await self.store.finish_game(
+                self.game_id,
+                status="finished",
+                winner=game.winner,
+                reason=game.win_reason,
+                roles=game.roles,
+            )
+        self._enqueue("reveal", self.reveal())
+
+    def reveal(self) -> Reveal:
+        """Everything about the finished game: roles, hidden events, suspicion tracks."""
+        game = self.game
+        if not game.is_over or game.winner is None or game.win_reason is None:
+            raise ValueError("The reveal comes only once the game is over.")
+        from .render import reveal_text  # the renderers pull in Pillow: import when needed
+
+        tracks = tuple(self.suspicion)
+        return Reveal(
+            winner=game.winner,
+            reason=game.win_reason,
+            roles=game.roles,
+            hidden=tuple(e for e in game.events if e.audience is not None),
+            text=reveal_text(game.events, game.roles, self._table.labels, tracks),
+            view=game.spectator_view(),
+            suspicion=tracks,
+        )
+
+    # --- deciding -------------------------------------------------------------------------
+
+    def _reconcile(self, turn: int, deadline: float | None) -> None:
+        """Make sure every seat the game waits for is being asked: AI or human prompt."""
+        for seat in self.game.awaiting():
+            info = self._seats[seat]
+            if seat in self._ai_tasks:
+                continue  # an AI decides this one (a stand-in, or the seat's own AI)
+            if info.is_ai:
+                self._close(seat, PromptKind.ACTION, "An AI decides for this seat.")
+                self._spawn_ai(seat, turn, info.agent or self._substitute)
+            elif PromptKind.ACTION not in self._open.get(seat, {}):
+                self._issue(self._action_prompt(seat, deadline))
+
+    def _spawn_ai(self, seat: int, turn: int, spec: str) -> None:
+        # The view is taken now: all AI ballots of an election see the same history.
+        source = self._vote_start if self._vote_start is not None else self.game
+        view = source.view(seat)
+        task = asyncio.create_task(
+            self._ai_turn(seat, turn, spec, view), name=f"game-{self.game_id}-ai-{seat}"
+        )
+        self._ai_tasks[seat] = task
+
+    async def _ai_turn(self, seat: int, turn: int, spec: str, view: PlayerView) -> None:
+        seed = seat_seed(self._seed, seat)
+        try:
+            action = await self.agents.decide(
+                spec, view, seed=seed, budget_s=self.options.ai_budget_s
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the port promises an answer; if it fails, never stall the game
+            log.exception("game %d: agent for seat %d failed", self.game_id, seat)
+            action = random.Random(f"{seed}:{len(view.events)}").choice(view.legal_actions)
+        await self._guarded(self._accept_ai(seat, turn, action))
+
+    async def _accept_ai(self, seat: int, turn: int, action: Action) -> None:
+        async with self._lock:
+            # Only while the decision is still open for this seat: a human may have answered
+            # first, and a ballot already cast must not be flipped by a late stand-in.
+            if self._turn != turn or self.is_over or seat not in self.game.awaiting():
+                return
+            self._close(seat, PromptKind.ACTION, "An AI decided for you.")
+            try:
+                await self._accept(action)
+            except IllegalAction:  # never stall: any legal action beats none
+                log.warning(
+                    "game %d: agent for seat %d chose an illegal action", self.game_id, seat
+                )
+                legal = self.game.legal_actions(seat)
+                await self._accept(random.Random(f"{self._seed}:{turn}").choice(legal))
+
+    async def _ai_claim(self, seat: int) -> None:
+        info = self._seats[seat]
+        view = self.game.view(seat)
+        claim = await self.agents.claim(
+            info.agent or self._substitute,
+            view,
+            seed=seat_seed(self._seed, seat),
+            budget_s=min(self.options.ai_budget_s, 1.0),
+        )
+        if claim is None:
+            return
+
+        async def accept() -> None:
+            async with self._lock:
+                if claim in self.game.legal_claims(seat):
+                    await self._accept(claim)
+
+        await self._guarded(accept())
+
+    async def _expire(self, turn: int) -> None:
+        """The deadline passed: an agent decides for every human still awaited."""
+        timers = self.options.timers
+        for seat in list(self.game.awaiting()):
+            info = self._seats[seat]
+            if info.is_ai or seat in self._ai_tasks:
+                continue
+            self._expiries[seat] = self._expiries.get(seat, 0) + 1
+            self._close(seat, PromptKind.ACTION, "Time is up: an AI decides for you this time.")
+            label = self._label(seat)
+            log.info("game %d: seat %d timed out", self.game_id, seat)
+            if self._expiries[seat] >= timers.max_expiries:
+                await self._hand_over(seat, "absent")
+                self._post_notice(
+                    f"{label} ran out of time {self._expiries[seat]} times in a row: an AI "
+                    "plays for them until they type /back."
+                )
+            else:
+                self._post_notice(f"{label} ran out of time: an AI decides for them this time.")
+            self._spawn_ai(seat, turn, self._seats[seat].agent or self._substitute)
+
+    async def _submit(self, seat: int, action: Action, prompt_id: str | None) -> None:
+        async with self._lock:
+            if self.is_over:
+                raise SessionRefusal("This game is over.")
+            if self.failure is not None:
+                raise SessionRefusal("This game is paused until the bot restarts.")
+            if not 0 <= seat < self.game.players:
+                raise NotAPlayer(f"There is no seat {seat} in this game.")
+            if action.seat != seat:
+                raise NotAPlayer("You can only act for your own seat.")
+            if prompt_id is not None:
+                self._find_prompt(seat, prompt_id)
+            is_claim = isinstance(action, Claim)
+            if not is_claim and self._seats[seat].is_ai:
+                raise AIControlsSeat("An AI plays your seat now. Type /back to take it back.")
+            await self._accept(action)
+            if is_claim:
+                self._close(seat, PromptKind.CLAIM, "Your claim is made.")
+                if seat in self._claim_window and self.game.legal_claims(seat):
+                    self._issue_claim_prompt(seat)  # e.g. the peek after the session
+            else:
+                self._expiries[seat] = 0
+
+    # --- accepting an action ----------------------------------------------------------
+
+    async def _accept(self, action: Action) -> list[ev.Event]:
+        """Apply, store, then announce `action` (the caller holds the lock)."""
+        game = self.game
+        claims_before = game.open_claims
+        events = game.apply(action)  # IllegalAction: nothing changed
+        if self.store is not None:
+            try:
+                await self.store.append_action(self.game_id, len(game.actions) - 1, action)
+            except BaseException as exc:
+                # Not stored, so it did not happen: back to the stored game.
+                self.game = _without_last(game)
+                if not isinstance(exc, asyncio.CancelledError):
+                    self._fail(exc)
+                raise
+        self._account(action, events, claims_before)
+        self._route(events)
+        if self.game.phase is Phase.VOTE and any(isinstance(e, ev.VoteCast) for e in events):
+            self._announce_waiting(self._stored_deadline)
+        self._changed.set()
+        return events
+
+    def _account(self, action: Action, events: Sequence[ev.Event], before: OpenClaims) -> None:
+        turn = _advance_turn(self._turn, action, events)
+        if turn != self._turn:
+            self._turn = turn
+            self._vote_start = None
+            for seat in list(self._open):  # every earlier decision is settled now
+                reason = "Done." if seat == action.seat else "The game has moved on."
+                self._close(seat, PromptKind.ACTION, reason)
+        if not isinstance(action, Claim):
+            self._claim_pending |= new_claim_windows(before, self.game.open_claims)
+
+    def _end_turn(self) -> None:
+        for task in self._ai_tasks.values():
+            task.cancel()  # only the thinking: accepting is shielded and re-checks the turn
+        self._ai_tasks.clear()
+
+    # --- routing events to the table --------------------------------------------------
+
+    def _route(self, events: Iterable[ev.Event]) -> None:
+        """Announce `events`: public ones to the table, private ones to their seat."""
+        labels = self._table.labels
+        public: list[ev.Event] = []
+        private: dict[int, list[ev.Event]] = {}
+        for event in events:
+            audience = event.audience
+            if audience is None:
+                public.append(event)
+            else:
+                for seat in audience:
+                    private.setdefault(seat, []).append(event)
+        lines = [line for e in public if (line := narrate(e, labels)) is not None]
+        if lines:
+            self._enqueue(
+                "post",
+                Post(
+                    "\n".join(lines),
+                    tuple(public),
+                    board=self.game.spectator_view(),
+                    board_changed=any(isinstance(e, BOARD_EVENTS) for e in public),
+                ),
+            )
+        for seat in sorted(private):
+            if self._seats[seat].user_id is None:
+                continue  # an AI-only seat: its agent reads the view when it decides
+            secret = private[seat]
+            text = "\n".join(line for e in secret if (line := narrate(e, labels)) is not None)
+            self._enqueue("tell", Private(seat, text, tuple(secret), self.game.view(seat)))
+
+    def _post_notice(self, text: str, *, board: bool = False) -> None:
+        self._enqueue("post", Post(text, (), board=self.game.spectator_view() if board else None))
+
+    def _announce_waiting(self, deadline: float | None) -> None:
+        game = self.game
+        if game.is_over:
+            return
+        awaited = tuple(game.awaiting())
+        voted = tuple(sorted(game.votes)) if game.phase is Phase.VOTE else ()
+        names = ", ".join(self._label(s) for s in awaited)
+        if game.phase is Phase.VOTE:
+            living = game.alive_count
+            text = f"Votes: {len(voted)} of {living} in. Waiting for {names}."
+        else:
+            text = f"Waiting for {names} to {_WAITING_FOR[game.phase]}."
+        self._enqueue("waiting", Waiting(game.phase, awaited, voted, deadline, text))
+
+    def _enqueue(self, method: str, payload: Any) -> None:
+        self._outbox.put_nowait((method, self._table, payload))
+
+    async def _publish_loop(self) -> None:
+        frontend: Any = self.frontend
+        while True:
+            method, table, payload = await self._outbox.get()
+            try:
+                await getattr(frontend, method)(table, payload)
+            except Exception:  # a closed DM or a Discord hiccup never stops the game
+                log.warning("game %d: front-end %s failed", self.game_id, method, exc_info=True)
+            finally:
+                self._outbox.task_done()
+
+    # --- prompts ------------------------------------------------------------------------
+
+    def _prompt_id(self) -> str:
+        return f"a{self._turn}"
+
+    def _action_prompt(self, seat: int, deadline: float | None) -> Prompt:
+        view = self.game.view(seat)
+        labels = self._table.labels
+        if view.phase is Phase.VOTE:
+            actions: Sequence[Action] = (Vote(seat, True), Vote(seat, False))
+        else:
+            actions = view.legal_actions
+        options = tuple(Option(option_label(a, labels), a) for a in actions)
+        question = action_question(view, labels)
+        return Prompt(self._prompt_id(), seat, PromptKind.ACTION, question, options, deadline, view)
+
+    def _issue_claim_prompt(self, seat: int) -> None:
+        view = self.game.view(seat)
+        labels = self._table.labels
+        options = tuple(Option(option_label(c, labels), c) for c in view.legal_claims)
+        prompt = Prompt(
+            f"c{self._turn}.{len(self.game.actions)}",
+            seat,
+            PromptKind.CLAIM,
+            "You may tell the table what you saw (optional, and you may lie).",
+            (*options, Option("Say nothing", None)),
+            self._claim_deadline,
+            view,
+        )
+        self._issue(prompt)
+
+    def _issue(self, prompt: Prompt) -> None:
+        self._open.setdefault(prompt.seat, {})[prompt.kind] = prompt
+        self._enqueue("ask", prompt)
+
+    def _close(self, seat: int, kind: PromptKind, reason: str) -> None:
+        prompt = self._open.get(seat, {}).pop(kind, None)
+        if prompt is not None:
+            self._enqueue("withdraw", (prompt, reason))
+
+    def _close_all(self, reason: str) -> None:
+        for seat in list(self._open):
+            for kind in list(self._open[seat]):
+                self._close(seat, kind, reason)
+
+    def _find_prompt(self, seat: int, prompt_id: str) -> Prompt:
+        for prompt in self._open.get(seat, {}).values():
+            if prompt.id == prompt_id:
+                return prompt
+        if self.is_over:
+            raise StalePrompt("This game is over.")
+        raise StalePrompt("That choice is no longer open: the game has moved on.")
+
+    # --- seats ---------------------------------------------------------------------------
+
+    def _member_seat(self, user_id: int) -> int:
+        seat = self._table.seat_of(user_id)
+        if seat is None:
+            raise NotAPlayer("You are not playing in this game.")
+        if self.is_over:
+            raise SessionRefusal("This game is over.")
+        return seat
+
+    async def _hand_over(self, seat: int, reason: str) -> None:
+        await self._set_controller(seat, self._substitute, reason)
+        self._close(seat, PromptKind.ACTION, "An AI plays your seat now.")
+
+    async def _set_controller(self, seat: int, agent: str | None, reason: str) -> None:
+        info = replace(self._seats[seat], agent=agent)
+        if self.store is not None:
+            from .storage import SeatRecord  # the storage module is optional for the port
+
+            await self.store.set_seat(
+                self.game_id, SeatRecord(info.seat, info.name, info.user_id, info.agent), reason
+            )
+        self._seats[seat] = info
+        self._table = self._make_table()
+        self._changed.set()
+
+    def _make_table(self) -> Table:
+        return Table(self.game_id, tuple(self._seats), self.guild_id, self.channel_id)
+
+    def _label(self, seat: int) -> str:
+        return self._seats[seat].label
+
+    # --- deadlines and failures -----------------------------------------------------------
+
+    def _deadline(self, limit: float | None) -> float | None:
+        """The deadline of the prompt about to be issued (a restart resumes the stored one)."""
+        now = self.clock()
+        if self._resuming:
+            self._resuming = False
+            stored = self._resume_deadline
+            if stored is not None and limit is not None:
+                # Time that passed while the bot was down is not the player's fault.
+                return max(stored, now + self.options.timers.grace)
+        return None if limit is None else now + limit
+
+    async def _store_deadline(self, deadline: float | None) -> None:
+        if deadline == self._stored_deadline:
+            return
+        self._stored_deadline = deadline
+        if self.store is not None:
+            await self.store.set_deadline(self.game_id, deadline)
+
+    def _fail(self, exc: BaseException) -> None:
+        if self.failure is None:
+            self.failure = exc
+            log.error("game %d: %s", self.game_id, type(exc).__name__)
+        self._changed.set()
+
+    def _raise_failure(self) -> None:
+        if self.failure is not None:
+            raise RuntimeError(f"Game {self.game_id} stopped.") from self.failure
+
+    async def _guarded(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run `coro` to completion even if our caller is cancelled (store writes)."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(_consume)
+        return await asyncio.shield(task)
+
+    @property
+    def _seed(self) -> int:
+        assert self.game.seed is not None
+        return self.game.seed
+
+
+# --- pure helpers (also used by recovery) --------------------------------------------------
+
+
+def replay(record: GameRecord) -> tuple[Game, int, set[int]]:
+    """Replay `record`: the game, its decision counter, and the seats whose claim windows
+    the last decision opened and that may still claim (offered again after a restart)."""
+    game = GameRecord(record.players, record.seed, record.variant).replay()
+    turn = 0
+    pending: set[int] = set()
+    for index, action in enumerate(record.actions):
+        before = game.open_claims
+        try:
+            events = game.apply(action)
+        except IllegalAction as exc:
+            from engine import RecordError
+
+            raise RecordError(f"Action {index} ({action}) does not replay: {exc}") from exc
+        turn = _advance_turn(turn, action, events)
+        if not isinstance(action, Claim):
+            pending = new_claim_windows(before, game.open_claims)
+    return game, turn, {s for s in pending if game.legal_claims(s)}
+
+
+def _advance_turn(turn: int, action: Action, events: Sequence[ev.Event]) -> int:
+    """Every decision but a ballot or a claim moves the game on; so does a complete vote."""
+    if isinstance(action, Claim):
+        return turn
+    if isinstance(action, Vote):
+        return turn + any(isinstance(e, ev.ElectionResult) for e in events)
+    return turn + 1
+
+
+def new_claim_windows(before: OpenClaims, after: OpenClaims) -> set[int]:
+    """Seats for which a claim window opened between two states of the open claims."""
+    seats = set()
+    for name in ("president", "chancellor", "peek"):
+        seat = getattr(after, name)
+        if seat is not None and seat != getattr(before, name):
+            seats.add(seat)
+    if after.investigation is not None and after.investigation != before.investigation:
+        seats.add(after.investigation[0])
+    return seats
+
+
+def _first_vote_of_election(actions: Sequence[Action]) -> int | None:
+    """Index of the first ballot after the last nomination, if any."""
+    for index in range(len(actions) - 1, -1, -1):
+        if isinstance(actions[index], Nominate):
+            for later in range(index + 1, len(actions)):
+                if isinstance(actions[later], Vote):
+                    return later
+            return None
+    return None
+
+
+def _without_last(game: Game) -> Game:
+    record = GameRecord.of(game)
+    record.actions.pop()
+    return record.replay()
+
+
+def _consume(task: asyncio.Task[Any]) -> None:
+    """Retrieve a guarded task's exception so a caller that left does not leave a warning."""
+    if not task.cancelled():
+        task.exception()
+
+
+# --- words ---------------------------------------------------------------------------------
+
+_WORD = {Policy.LIBERAL: "Liberal", Policy.FASCIST: "Fascist"}
+_WAITING_FOR = {
+    Phase.NOMINATE: "nominate a chancellor",
+    Phase.PRESIDENT_DISCARD: "discard a policy",
+    Phase.CHANCELLOR_ENACT: "enact a policy",
+    Phase.VETO_REPLY: "answer the veto",
+    Phase.INVESTIGATE: "investigate a player",
+    Phase.SPECIAL_ELECTION: "call a special election",
+    Phase.EXECUTE: "execute a player",
+}
+
+
+def option_label(action: Action, labels: Sequence[str]) -> str:
+    """How an action or claim reads on a button or a numbered list."""
+    match action:
+        case Nominate(chancellor=c):
+            return labels[c]
+        case Vote(ja=ja):
+            return "Ja" if ja else "Nein"
+        case Discard(policy=p):
+            return f"Discard {_WORD[p]}"
+        case Enact(policy=p):
+            return f"Enact {_WORD[p]}"
+        case ProposeVeto():
+            return "Propose a veto"
+        case VetoReply(agree=agree):
+            return "Agree to the veto" if agree else "Refuse the veto"
+        case Investigate(target=t) | CallSpecialElection(target=t) | Execute(target=t):
+            return labels[t]
+        case PresidentClaim(drew=drew, passed=passed):
+            return f"I drew {tiles(drew)} and passed {tiles(passed)}"
+        case ChancellorClaim(received=received):
+            return f"I received {tiles(received)}"
+        case PeekClaim(tiles=top):
+            return f"The top three are {tiles(top)}"
+        case InvestigationClaim(target=t, party=party):
+            return f"{labels[t]} is a {party.value.capitalize()}"
+    return str(action)
+
+
+def action_question(view: PlayerView, labels: Sequence[str]) -> str:
+    """The question a prompt asks, from the seat's own view (it may name the seat's hand)."""
+    chancellor = labels[view.chancellor] if view.chancellor is not None else "?"
+    match view.phase:
+        case Phase.NOMINATE:
+            return "You are the presidential candidate: nominate a chancellor."
+        case Phase.VOTE:
+            return (
+                f"Vote on President {labels[view.president]} with Chancellor {chancellor}. "
+                "You can change your vote until the last vote is in."
+            )
+        case Phase.PRESIDENT_DISCARD:
+            return (
+                f"You drew {tiles(view.hand)}. Discard one policy; "
+                f"the other two go to Chancellor {chancellor}."
+            )
+        case Phase.CHANCELLOR_ENACT:
+            veto = any(isinstance(a, ProposeVeto) for a in view.legal_actions)
+            return f"You received {tiles(view.hand)}. Enact one policy; the other is discarded." + (
+                " You may propose a veto instead." if veto else ""
+            )
+        case Phase.VETO_REPLY:
+            return f"Chancellor {chancellor} proposes to veto this agenda. Do you agree?"
+        case Phase.INVESTIGATE:
+            return "Investigate a player's loyalty: you will see their party."
+        case Phase.SPECIAL_ELECTION:
+            return "Call a special election: choose the next presidential candidate."
+        case Phase.EXECUTE:
+            return "Execute a player."
+    return "The game is over."
