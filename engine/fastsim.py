@@ -21,6 +21,12 @@ with one rule, so both engines fed the same decision RNG play the very same game
 - a vote takes `rng.getrandbits(m)` for the m living seats still to vote, bit i being
   the ballot (1 = Ja) of the i-th of them in seat order;
 - a veto reply is a choice among [agree, refuse]; a policy peek needs no decision.
+
+Search goes one move at a time: `legal_moves`, `step` and `cast` (ballots in any order)
+play the same rules on small-int moves; tests/engine/test_fastsim_step.py plays them
+against `Game` move by move. `from_view` takes the public state a seat sees and
+`determinized` completes it with a guess at the hidden state (roles, piles, hand,
+ballots already cast, and a seed for the future reshuffles), as a search needs.
 """
 
 from __future__ import annotations
@@ -48,10 +54,12 @@ from .variants import (
     FASCIST_TO_WIN,
     HITLER_ZONE,
     LIBERAL_TO_WIN,
+    REBALANCED,
     STANDARD,
     VETO_AT,
     Variant,
 )
+from .views import PlayerView
 
 # Phases as small ints: the main loop compares them with `==` on locals.
 NOMINATE, VOTE, DISCARD, ENACT, VETO_REPLY, INVESTIGATE, SPECIAL_ELECTION, EXECUTE, OVER = range(9)
@@ -90,6 +98,14 @@ _ENACT_OPTIONS: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
     ((0, 1), (0, 1, _VETO)),
     ((1,), (1, _VETO)),
 )
+
+# What `FastGame.step` and `FastGame.cast` report the table learns beyond the move.
+NOTHING, ELECTED, FAILED, CHAOS_LIBERAL, CHAOS_FASCIST = range(5)
+
+BALLOTS: tuple[int, ...] = (1, 0)  # Ja, Nein: the order of `Game.legal_actions`
+VETO_REPLIES: tuple[int, ...] = (1, 0)  # agree, refuse
+# The president's distinct discards, indexed by the Fascist tiles among the three.
+_DISCARD_OPTIONS: tuple[tuple[int, ...], ...] = ((0,), (0, 1), (0, 1), (1,))
 
 # (i + 1).bit_length() for each shuffle position i: what `Random._randbelow(i + 1)`
 # asks `getrandbits` for. A table beats a method call in the shuffle loop.
@@ -174,7 +190,7 @@ class _Seating:
     slot, so the playout looks nominees up with no test and no list building.
     """
 
-    __slots__ = ("eligible", "living", "next")
+    __slots__ = ("eligible", "living", "next", "others")
 
     def __init__(self, alive: tuple[bool, ...]) -> None:
         n = len(alive)
@@ -184,6 +200,11 @@ class _Seating:
         self.next: tuple[int, ...] = tuple(
             next((s + step) % n for step in range(1, n + 1) if alive[(s + step) % n])
             for s in range(n)
+        )
+        # others[p]: the living seats other than p (targets of a special election or an
+        # execution ordered by `p`).
+        self.others: tuple[tuple[int, ...], ...] = tuple(
+            tuple(s for s in living if s != p) for p in range(n)
         )
         seats_or_none = [*range(n), -1]
         limit_president = len(living) > 5  # with 5 or fewer alive only lc is limited
@@ -226,6 +247,7 @@ class FastGame:
     __slots__ = (
         "_chance",
         "_pile",
+        "_reshuffle_seed",
         "_rng",
         "_seating",
         "_table",
@@ -279,7 +301,8 @@ class FastGame:
     _pile: list[int]
     _top: int
     _rng: random.Random | None  # reshuffles draw from this (fast path) ...
-    _chance: Chance | None  # ... or, for any other Chance, from this
+    _chance: Chance | None  # ... or, for any other Chance, from this ...
+    _reshuffle_seed: int  # ... or, with neither, from `random.Random(_reshuffle_seed)`
 
     # --- construction -------------------------------------------------------------
 
@@ -337,6 +360,7 @@ class FastGame:
         g._top = 0
         g._rng = rng
         g._chance = None
+        g._reshuffle_seed = 0
         return g
 
     @classmethod
@@ -391,6 +415,7 @@ class FastGame:
         g._top = 0
         g._rng = rng
         g._chance = other
+        g._reshuffle_seed = 0
         return g
 
     def clone(self, rng: random.Random | None = None) -> FastGame:
@@ -414,6 +439,105 @@ class FastGame:
         g._pile = self._pile[self._top :]
         g._top = 0
         return g
+
+    @classmethod
+    def from_view(cls, view: PlayerView, variant: Variant | None = None) -> FastGame:
+        """The public state of a live game as one seat sees it, with no hidden state yet.
+
+        A template for `determinized`, which supplies what the seat cannot see: roles,
+        the draw pile, the discard pile, the hand in play and ballots already cast.
+        `variant` defaults to the one the view names (a custom deck must be given).
+        """
+        if view.is_over:
+            raise ValueError("The game is over: there is nothing to determinize.")
+        if variant is None:
+            variant = view_variant(view)
+        table = _table(variant, view.players)
+        g = cls.__new__(cls)
+        g.variant = variant
+        g.players = view.players
+        g.roles = [_LIBERAL_ROLE] * view.players
+        g.hitler = -1
+        g.phase = _PHASE_CODE[view.phase]
+        g.president = view.president
+        g.chancellor = _seat(view.chancellor)
+        g.last_president = _seat(view.last_president)
+        g.last_chancellor = _seat(view.last_chancellor)
+        g.special_election_caller = _seat(view.special_election_caller)
+        g.election_tracker = view.election_tracker
+        g.liberal_policies = view.liberal_policies
+        g.fascist_policies = view.fascist_policies
+        g.alive = list(view.alive)
+        g.investigated_mask = sum(1 << s for s in view.investigated)
+        g.veto_refused = view.veto_refused
+        g.votes = {}
+        g.hand_fascists = 0
+        g.discard_liberal = 0
+        g.discard_fascist = 0
+        g.reason = None
+        g._table = table
+        g._seating = _seating(view.alive)
+        g._pile = []
+        g._top = 0
+        g._rng = None
+        g._chance = None
+        g._reshuffle_seed = 0
+        return g
+
+    def determinized(
+        self,
+        roles: list[int],
+        pile: list[int],
+        discard_liberal: int,
+        discard_fascist: int,
+        hand_fascists: int,
+        votes: dict[int, bool],
+        reshuffle_seed: int,
+    ) -> FastGame:
+        """A complete game: this one's public state with the given hidden state.
+
+        `roles` (0 Liberal, 1 Fascist, 2 Hitler per seat) and `pile` (top first, 0
+        Liberal, 1 Fascist) are used as given, not copied: pass fresh lists. Future
+        reshuffles come from `random.Random(reshuffle_seed)`, created at the first one,
+        so the same determinization plays the same moves to the same state.
+        """
+        g = FastGame.__new__(FastGame)
+        g.variant = self.variant
+        g.players = self.players
+        g.roles = roles
+        g.hitler = roles.index(_HITLER_ROLE)
+        g.phase = self.phase
+        g.president = self.president
+        g.chancellor = self.chancellor
+        g.last_president = self.last_president
+        g.last_chancellor = self.last_chancellor
+        g.special_election_caller = self.special_election_caller
+        g.election_tracker = self.election_tracker
+        g.liberal_policies = self.liberal_policies
+        g.fascist_policies = self.fascist_policies
+        g.alive = self.alive[:]
+        g.investigated_mask = self.investigated_mask
+        g.veto_refused = self.veto_refused
+        g.votes = votes
+        g.hand_fascists = hand_fascists
+        g.discard_liberal = discard_liberal
+        g.discard_fascist = discard_fascist
+        g.reason = None
+        g._table = self._table
+        g._seating = self._seating
+        g._pile = pile
+        g._top = 0
+        g._rng = None
+        g._chance = None
+        g._reshuffle_seed = reshuffle_seed
+        return g
+
+    def _reshuffled(self, liberal: int, fascist: int) -> list[int]:
+        """A new draw pile from this game's source of reshuffles (see `determinized`)."""
+        rng = self._rng
+        if rng is None and self._chance is None:
+            rng = self._rng = random.Random(self._reshuffle_seed)
+        return _new_pile(liberal, fascist, rng, self._chance)
 
     # --- the playout ----------------------------------------------------------------
 
@@ -453,8 +577,6 @@ class FastGame:
         refused = self.veto_refused
         investigated = self.investigated_mask
         votes = self.votes
-        shuffle_rng = self._rng
-        chance = self._chance
         reason: WinReason | None = None
 
         while True:
@@ -505,11 +627,9 @@ class FastGame:
                         top += 1
                         lp = lc = -1
                         if len(pile) - top < 3:
-                            pile = _new_pile(
+                            pile = self._reshuffled(
                                 len(pile) - top - sum(pile[top:]) + disc_l,
                                 sum(pile[top:]) + disc_f,
-                                shuffle_rng,
-                                chance,
                             )
                             top = disc_l = disc_f = 0
                     if caller >= 0:  # after a special election: left of its caller
@@ -574,11 +694,9 @@ class FastGame:
                             reason = WinReason.FIVE_LIBERAL
                             break
                     if len(pile) - top < 3:
-                        pile = _new_pile(
+                        pile = self._reshuffled(
                             len(pile) - top - sum(pile[top:]) + disc_l,
                             sum(pile[top:]) + disc_f,
-                            shuffle_rng,
-                            chance,
                         )
                         top = disc_l = disc_f = 0
                     power = powers[fas] if choice else _NO_POWER
@@ -608,11 +726,9 @@ class FastGame:
                 # Reshuffle check first, then the tracker (a chaos top-deck takes the top
                 # tile of the resulting pile).
                 if len(pile) - top < 3:
-                    pile = _new_pile(
+                    pile = self._reshuffled(
                         len(pile) - top - sum(pile[top:]) + disc_l,
                         sum(pile[top:]) + disc_f,
-                        shuffle_rng,
-                        chance,
                     )
                     top = disc_l = disc_f = 0
                 tracker += 1
@@ -633,11 +749,9 @@ class FastGame:
                     top += 1
                     lp = lc = -1
                     if len(pile) - top < 3:
-                        pile = _new_pile(
+                        pile = self._reshuffled(
                             len(pile) - top - sum(pile[top:]) + disc_l,
                             sum(pile[top:]) + disc_f,
-                            shuffle_rng,
-                            chance,
                         )
                         top = disc_l = disc_f = 0
                 if caller >= 0:
@@ -710,6 +824,240 @@ class FastGame:
         self._top = top
         return reason
 
+    # --- step by step -----------------------------------------------------------------
+    #
+    # A move is a small int whose meaning depends on the phase: the nominee, the target
+    # of a power, a ballot (1 Ja, 0 Nein), a tile (0 Liberal, 1 Fascist) discarded or
+    # enacted, 2 for a veto proposal, a veto reply (1 agree, 0 refuse). `legal_moves`
+    # lists them in `Game.legal_actions` order. `step` and `cast` return what the table
+    # learns beyond the move itself: an election's result, or a chaos top-deck.
+
+    def to_move(self) -> int:
+        """The seat whose decision is awaited (in a vote, the lowest still to vote)."""
+        phase = self.phase
+        if phase == VOTE:
+            return self.next_voter()
+        if phase == ENACT:
+            return self.chancellor
+        if phase == OVER:
+            return -1
+        return self.president
+
+    def next_voter(self) -> int:
+        """The lowest living seat that has not voted yet in the running vote."""
+        votes = self.votes
+        for s in self._seating.living:
+            if s not in votes:
+                return s
+        raise AssertionError("every ballot is in")  # pragma: no cover - the count ran
+
+    def legal_moves(self) -> tuple[int, ...]:
+        """The distinct moves of the seat to move, in `Game.legal_actions` order."""
+        phase = self.phase
+        if phase == NOMINATE:
+            return self._seating.eligible[self.president][self.last_chancellor][self.last_president]
+        if phase == VOTE:
+            return BALLOTS
+        if phase == DISCARD:
+            return _DISCARD_OPTIONS[self.hand_fascists]
+        if phase == ENACT:
+            return _ENACT_OPTIONS[self.hand_fascists][
+                self.fascist_policies >= VETO_AT and not self.veto_refused
+            ]
+        if phase == VETO_REPLY:
+            return VETO_REPLIES
+        if phase == INVESTIGATE:
+            mask = self.investigated_mask
+            return tuple(s for s in self._seating.others[self.president] if not mask >> s & 1)
+        if phase == OVER:
+            return ()
+        return self._seating.others[self.president]
+
+    def step(self, move: int) -> int:
+        """Play `move` for the seat to move (in a vote: `next_voter`); see `cast`.
+
+        No legality check: `move` must be one of `legal_moves()`.
+        """
+        phase = self.phase
+        if phase == NOMINATE:
+            self.chancellor = move
+            self.phase = VOTE
+            return NOTHING
+        if phase == VOTE:
+            return self.cast(self.next_voter(), move)
+        if phase == DISCARD:
+            if move:
+                self.discard_fascist += 1
+                self.hand_fascists -= 1
+            else:
+                self.discard_liberal += 1
+            self.veto_refused = False
+            self.phase = ENACT
+            return NOTHING
+        if phase == ENACT:
+            if move == _VETO:
+                self.phase = VETO_REPLY
+            else:
+                self._enact_from_hand(move)
+            return NOTHING
+        if phase == VETO_REPLY:
+            if not move:
+                self.veto_refused = True  # the chancellor must now enact
+                self.phase = ENACT
+                return NOTHING
+            self.discard_fascist += self.hand_fascists
+            self.discard_liberal += 2 - self.hand_fascists
+            self.hand_fascists = 0
+            self._reshuffle_if_short()  # the check comes before the tracker moves
+            outcome = self._advance_tracker()
+            if self.reason is None:
+                self._next_president()
+            return outcome
+        if phase == INVESTIGATE:
+            self.investigated_mask |= 1 << move
+        elif phase == SPECIAL_ELECTION:
+            self.special_election_caller = self.president
+            self.president = move
+            self.chancellor = -1
+            self.phase = NOMINATE
+            return NOTHING
+        else:  # EXECUTE
+            self.alive[move] = False
+            self._seating = _seating(self.alive)
+            if move == self.hitler:
+                self._end(WinReason.HITLER_EXECUTED)
+                return NOTHING
+        self._next_president()
+        return NOTHING
+
+    def cast(self, seat: int, ja: int) -> int:
+        """`seat`'s ballot (1 Ja, 0 Nein), in any order; the last one counts the vote.
+
+        Returns NOTHING until the last ballot, then ELECTED, FAILED, or CHAOS_LIBERAL /
+        CHAOS_FASCIST when the failure made chaos top-deck that tile.
+        """
+        votes = self.votes
+        votes[seat] = bool(ja)
+        living = self._seating.living
+        if len(votes) < len(living):
+            return NOTHING
+        ja_count = sum(votes.values())
+        self.votes = {}
+        if 2 * ja_count <= len(living):  # a tie fails
+            outcome = self._advance_tracker()
+            if self.reason is None:
+                self._next_president()
+            return FAILED if outcome == NOTHING else outcome
+        self.last_president = self.president
+        self.last_chancellor = chancellor = self.chancellor
+        if self.fascist_policies >= HITLER_ZONE and chancellor == self.hitler:
+            self._end(WinReason.HITLER_ELECTED)
+            return ELECTED
+        pile = self._pile
+        top = self._top
+        self.hand_fascists = pile[top] + pile[top + 1] + pile[top + 2]
+        self._top = top + 3
+        self.phase = DISCARD
+        return ELECTED
+
+    def _enact_from_hand(self, policy: int) -> None:
+        """The chancellor enacts `policy` (the other tile is discarded) and the power."""
+        if self.hand_fascists - policy:
+            self.discard_fascist += 1
+        else:
+            self.discard_liberal += 1
+        self.hand_fascists = 0
+        if self._enact(policy):
+            return
+        self._reshuffle_if_short()
+        power = self._table.powers[self.fascist_policies] if policy else _NO_POWER
+        if power > 0:  # a power that needs the president's decision
+            self.phase = power
+            if self.legal_moves():
+                return
+            # Nobody to target (custom tracks only): the power lapses.
+        self._next_president()
+
+    def _enact(self, policy: int) -> bool:
+        """Put `policy` on the board; True if that ended the game."""
+        self.election_tracker = 0
+        if policy:
+            self.fascist_policies += 1
+            if self.fascist_policies >= FASCIST_TO_WIN:
+                self._end(WinReason.SIX_FASCIST)
+                return True
+        else:
+            self.liberal_policies += 1
+            if self.liberal_policies >= LIBERAL_TO_WIN:
+                self._end(WinReason.FIVE_LIBERAL)
+                return True
+        return False
+
+    def _advance_tracker(self) -> int:
+        """A failed election or an agreed veto; returns the chaos outcome, if any."""
+        self.election_tracker += 1
+        if self.election_tracker < CHAOS_AT:
+            return NOTHING
+        # Chaos: enact the top tile, ignore its power, forget term limits.
+        policy = self._pile[self._top]
+        self._top += 1
+        outcome = CHAOS_FASCIST if policy else CHAOS_LIBERAL
+        if self._enact(policy):
+            return outcome
+        self.last_president = self.last_chancellor = -1
+        self._reshuffle_if_short()
+        return outcome
+
+    def _reshuffle_if_short(self) -> None:
+        pile = self._pile
+        top = self._top
+        if len(pile) - top >= 3:
+            return
+        fascist = sum(pile[top:])
+        liberal = len(pile) - top - fascist
+        self._pile = self._reshuffled(
+            liberal + self.discard_liberal, fascist + self.discard_fascist
+        )
+        self._top = self.discard_liberal = self.discard_fascist = 0
+
+    def _next_president(self) -> None:
+        caller = self.special_election_caller
+        if caller >= 0:  # after a special election: left of its caller
+            self.president = self._seating.next[caller]
+            self.special_election_caller = -1
+        else:
+            self.president = self._seating.next[self.president]
+        self.chancellor = -1
+        self.phase = NOMINATE
+
+    def _end(self, reason: WinReason) -> None:
+        self.reason = reason
+        self.phase = OVER
+        self.hand_fascists = 0
+
+    def to_action(self, move: int, seat: int | None = None) -> Action:
+        """`move` as the `Action` the clean engine takes (`seat` only for a ballot)."""
+        phase = self.phase
+        if phase == VOTE:
+            return Vote(self.next_voter() if seat is None else seat, bool(move))
+        if phase == NOMINATE:
+            return Nominate(self.president, move)
+        if phase == DISCARD:
+            return Discard(self.president, _POLICY_OF_CODE[move])
+        if phase == ENACT:
+            if move == _VETO:
+                return ProposeVeto(self.chancellor)
+            return Enact(self.chancellor, _POLICY_OF_CODE[move])
+        if phase == VETO_REPLY:
+            return VetoReply(self.president, bool(move))
+        if phase == INVESTIGATE:
+            return Investigate(self.president, move)
+        if phase == SPECIAL_ELECTION:
+            return CallSpecialElection(self.president, move)
+        if phase == EXECUTE:
+            return Execute(self.president, move)
+        raise ValueError("The game is over: there is no move to make.")
+
     # --- results and inspection -------------------------------------------------------
 
     @property
@@ -746,6 +1094,33 @@ class FastGame:
     def phase_name(self) -> Phase:
         """The phase as the clean engine names it."""
         return _PHASE_OF_CODE[self.phase]
+
+
+def move_of(action: Action) -> int:
+    """The step API's move code of a clean `Action` (see `FastGame.step`)."""
+    match action:
+        case Nominate(chancellor=seat) | Investigate(target=seat):
+            return seat
+        case CallSpecialElection(target=seat) | Execute(target=seat):
+            return seat
+        case Vote(ja=ja):
+            return int(ja)
+        case Discard(policy=policy) | Enact(policy=policy):
+            return 0 if policy is Policy.LIBERAL else 1
+        case ProposeVeto():
+            return _VETO
+        case VetoReply(agree=agree):
+            return int(agree)
+    raise ValueError(f"{action!r} is not a move of the step API.")
+
+
+def view_variant(view: PlayerView) -> Variant:
+    """The variant a view names; a custom one with its power track and the default deck."""
+    if view.variant == STANDARD.name:
+        return STANDARD
+    if view.variant == REBALANCED.name:
+        return REBALANCED
+    return Variant(name=view.variant, powers=view.powers)
 
 
 def _seat(seat: int | None) -> int:
