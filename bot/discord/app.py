@@ -1,0 +1,266 @@
+"""The Discord application: the bot class, its start-up and its graceful shutdown.
+
+`run(config)` is what `shbot` calls when `DISCORD_TOKEN` is set. The bot is an
+`AutoShardedBot` with `Intents.default()` only: it works through app commands and
+components, never by reading messages. Its `setup_hook` opens the database, registers the
+`Route` dynamic item (so buttons of messages sent before a restart still work), adds the
+commands and syncs them (to `DEV_GUILD_ID` only, when set: instant while developing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from typing import Any, Protocol
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from ..config import Config
+from ..storage import Storage
+from . import texts
+from .commands import GameCommands
+from .components import PREFIX, ComponentId, Route
+from .lobby import ChannelSettingsLobbyStore, LobbyBook
+from .lobby_control import GameLauncher, LobbyControl
+
+log = logging.getLogger(__name__)
+
+# What the bot needs in a channel; see docs/discord.md.
+PERMISSIONS = discord.Permissions(
+    view_channel=True,
+    send_messages=True,
+    send_messages_in_threads=True,
+    embed_links=True,
+    attach_files=True,
+    read_message_history=True,
+)
+
+
+class GameDesk(GameLauncher, Protocol):
+    """The running games as the Discord layer sees them (see `games.DiscordGames`)."""
+
+    async def start(self, bot: SecretHitlerBot) -> None:
+        """Resume the games that were running when the bot stopped."""
+        ...
+
+    async def stop(self) -> None:
+        """Stop every session cleanly (their state is already stored)."""
+        ...
+
+    async def on_click(self, interaction: discord.Interaction, cid: ComponentId) -> None:
+        """A game component was used: check it against the session and answer."""
+        ...
+
+    async def status(self, interaction: discord.Interaction) -> None:
+        """Answer /status for the channel's game (or say there is none)."""
+        ...
+
+    async def cancel(self, interaction: discord.Interaction) -> None:
+        """Answer /cancel for the channel's game (or say there is none)."""
+        ...
+
+
+class BotTree(app_commands.CommandTree["SecretHitlerBot"]):
+    """The command tree; a command that fails unexpectedly is logged and answered."""
+
+    async def on_error(
+        self, interaction: discord.Interaction[SecretHitlerBot], error: app_commands.AppCommandError
+    ) -> None:
+        """Log the failure and tell the member the game is unchanged."""
+        if isinstance(error, app_commands.NoPrivateMessage):
+            await _answer(interaction, texts.GUILD_ONLY)
+            return
+        name = getattr(interaction.command, "name", "?")
+        log.error("command %s failed", name, exc_info=error)
+        await _answer(interaction, texts.SOMETHING_WRONG)
+
+
+def invite_url(application_id: int) -> str:
+    """The link that adds the bot to a server with the scopes and permissions it needs."""
+    return discord.utils.oauth_url(
+        application_id, permissions=PERMISSIONS, scopes=("bot", "applications.commands")
+    )
+
+
+class SecretHitlerBot(commands.AutoShardedBot):
+    """The bot: app commands, routed components, lobbies and games.
+
+    `storage` may be given (tests share one across restarts); otherwise it is opened
+    from `config.database_path` in `setup_hook` and closed by `close()`.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        games: GameDesk,
+        *,
+        storage: Storage | None = None,
+        shard_count: int | None = None,
+    ) -> None:
+        sharding: dict[str, Any] = {}
+        if config.shard_ids is not None:
+            sharding["shard_ids"] = list(config.shard_ids)
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            help_command=None,
+            tree_cls=BotTree,
+            intents=discord.Intents.default(),
+            # Nobody is pinged unless a message says so (the player who must act).
+            allowed_mentions=discord.AllowedMentions.none(),
+            shard_count=shard_count or config.shard_count,
+            **sharding,
+        )
+        self.config = config
+        self.games = games
+        self._storage = storage
+        self._owns_storage = storage is None
+        self._lobbies: LobbyControl | None = None
+        self._closing = False
+
+    # --- wiring -----------------------------------------------------------------------
+
+    @property
+    def storage(self) -> Storage:
+        """The database (open once `setup_hook` ran)."""
+        if self._storage is None:
+            raise RuntimeError("The database is not open yet.")
+        return self._storage
+
+    @property
+    def lobbies(self) -> LobbyControl:
+        """The lobby handlers (ready once `setup_hook` ran)."""
+        if self._lobbies is None:
+            raise RuntimeError("The bot is not set up yet.")
+        return self._lobbies
+
+    async def setup_hook(self) -> None:
+        """Open the database, register components and commands, resume games, sync."""
+        if self._storage is None:
+            path = self.config.database_path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._storage = await Storage.open(path)
+        self._lobbies = LobbyControl(
+            LobbyBook(ChannelSettingsLobbyStore(self._storage)), self.games
+        )
+        self.add_dynamic_items(Route)
+        await self.add_cog(GameCommands(self))
+        await self.games.start(self)
+        if self.config.sync_commands and (self.shard_ids is None or 0 in self.shard_ids):
+            await self.sync_commands()
+
+    async def sync_commands(self) -> None:
+        """Register the app commands: on the dev guild only if set (instant), else globally."""
+        if self.config.dev_guild_id is not None:
+            guild = discord.Object(id=self.config.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to guild %s", len(synced), guild.id)
+        else:
+            synced = await self.tree.sync()
+            log.info("synced %d global commands", len(synced))
+
+    async def on_ready(self) -> None:
+        """Log who we are, and the invite link."""
+        if self.user is not None:
+            log.info("connected as %s; invite: %s", self.user, invite_url(self.user.id))
+
+    # --- components -------------------------------------------------------------------
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Answer clicks on components whose custom_id we no longer understand.
+
+        Our current components are handled by `Route`; anything else is from an older
+        version of the bot (or not ours) and would otherwise fail silently for the user.
+        """
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data: dict[str, Any] = dict(interaction.data or {})
+        custom_id = str(data.get("custom_id", ""))
+        if ComponentId.parse(custom_id) is None:
+            log.debug("unknown component %r", custom_id[: len(PREFIX) + 40])
+            await _answer(interaction, texts.UNKNOWN_COMPONENT)
+
+    async def on_component(self, interaction: discord.Interaction, cid: ComponentId) -> None:
+        """Route a click to its lobby or game; never leave it unanswered."""
+        try:
+            if self._lobbies is None:
+                await _answer(interaction, texts.NOT_READY)
+            elif cid.game.startswith("L"):
+                await self._lobbies.on_click(interaction, cid)
+            elif cid.game.isdigit():
+                await self.games.on_click(interaction, cid)
+            else:
+                await _answer(interaction, texts.UNKNOWN_COMPONENT)
+        except Exception:
+            log.exception("component %s failed", cid)
+            await _answer(interaction, texts.SOMETHING_WRONG)
+
+    # --- game hooks for commands --------------------------------------------------------
+
+    async def game_status(self, interaction: discord.Interaction) -> None:
+        """/status when the channel has no lobby."""
+        await self.games.status(interaction)
+
+    async def cancel_game(self, interaction: discord.Interaction) -> None:
+        """/cancel when the channel has no lobby."""
+        await self.games.cancel(interaction)
+
+    # --- shutdown -------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Stop the games, disconnect, then close the database once writes are done."""
+        if self._closing:
+            return
+        self._closing = True
+        with contextlib.suppress(Exception):
+            await self.games.stop()
+        await super().close()
+        if self._owns_storage and self._storage is not None:
+            await self._storage.close()
+        log.info("closed")
+
+
+async def _answer(interaction: discord.Interaction, text: str) -> None:
+    """An ephemeral answer whether or not the interaction was acknowledged already."""
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except discord.HTTPException:
+        log.warning("could not answer an interaction (expired or already answered)")
+
+
+def run(config: Config, games: GameDesk | None = None) -> None:
+    """Run the bot until SIGTERM or SIGINT, then shut down gracefully."""
+    discord.utils.setup_logging(level=config.log_level_number)
+    if not config.discord_token:
+        raise SystemExit("DISCORD_TOKEN is not set; see .env.example.")
+    asyncio.run(_serve(config, games))
+
+
+async def _serve(config: Config, games: GameDesk | None) -> None:
+    if games is None:
+        from .games import DiscordGames  # the session manager's adapter
+
+        games = DiscordGames(config)
+    bot = SecretHitlerBot(config, games)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    async with bot:
+        assert config.discord_token is not None
+        runner: asyncio.Task[Any] = asyncio.create_task(bot.start(config.discord_token))
+        stopper = asyncio.create_task(stop.wait())
+        await asyncio.wait({runner, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        log.info("shutting down")
+        await bot.close()  # finishes in-flight writes, closes the database
+        stopper.cancel()
+        if runner.done() and not runner.cancelled() and runner.exception() is not None:
+            raise runner.exception()  # type: ignore[misc]
+        await asyncio.gather(runner, return_exceptions=True)

@@ -1,0 +1,223 @@
+"""The slash commands. Each is a thin wrapper: parse options, call the lobby, game or
+information handlers, which check permissions and answer (ephemerally when refusing)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice, Range
+from discord.ext import commands
+
+from ..config import STRENGTHS
+from . import info, texts
+from .lobby import VARIANTS, LobbyError, LobbyOptions, default_options
+from .lobby_message import lobby_embed
+
+if TYPE_CHECKING:
+    from .app import SecretHitlerBot
+
+VARIANT_CHOICES = [Choice(name=v, value=v) for v in VARIANTS]
+STRENGTH_CHOICES = [Choice(name=s, value=s) for s in STRENGTHS]
+Seconds = Range[int, 15, 900]
+TableSize = Range[int, 5, 10]
+
+
+class GameCommands(commands.Cog):
+    """Every app command of the bot."""
+
+    def __init__(self, bot: SecretHitlerBot) -> None:
+        self.bot = bot
+
+    # --- the lobby --------------------------------------------------------------------
+
+    @app_commands.command(name="newgame", description="Open a Secret Hitler table here.")
+    @app_commands.guild_only()
+    @app_commands.describe(
+        variant="standard rules, or secrethitler.io's rebalanced 6/7/9-player setups",
+        players="table size to fill up to with AI players (5-10)",
+        ai="strength of the AI players",
+        fill="fill empty seats with AI players at the start",
+        turn_seconds="seconds per turn (nominate, legislate, powers)",
+        vote_seconds="seconds per vote",
+    )
+    @app_commands.choices(variant=VARIANT_CHOICES, ai=STRENGTH_CHOICES)
+    async def newgame(
+        self,
+        interaction: discord.Interaction,
+        variant: str | None = None,
+        players: TableSize | None = None,
+        ai: str | None = None,
+        fill: bool | None = None,
+        turn_seconds: Seconds | None = None,
+        vote_seconds: Seconds | None = None,
+    ) -> None:
+        """Open a lobby with the server's defaults, overridden by the given options."""
+        assert interaction.guild_id is not None
+        settings = await self.bot.storage.get_settings(interaction.guild_id)
+        options = default_options(self.bot.config, settings)
+        _override(
+            options,
+            variant=variant,
+            players=players,
+            strength=ai,
+            fill=fill,
+            turn_seconds=turn_seconds,
+            vote_seconds=vote_seconds,
+        )
+        await self.bot.lobbies.new_game(interaction, options)
+
+    @app_commands.command(name="join", description="Take a seat at the table in this channel.")
+    @app_commands.guild_only()
+    async def join(self, interaction: discord.Interaction) -> None:
+        """Join the channel's lobby."""
+        await self.bot.lobbies.join(interaction)
+
+    @app_commands.command(name="leave", description="Leave the table in this channel.")
+    @app_commands.guild_only()
+    async def leave(self, interaction: discord.Interaction) -> None:
+        """Leave the channel's lobby."""
+        await self.bot.lobbies.leave(interaction)
+
+    @app_commands.command(name="addbot", description="Host: add an AI player to the table.")
+    @app_commands.guild_only()
+    @app_commands.describe(strength="how well it plays (default: the table's AI strength)")
+    @app_commands.choices(strength=STRENGTH_CHOICES)
+    async def addbot(self, interaction: discord.Interaction, strength: str | None = None) -> None:
+        """Add an AI seat."""
+        await self.bot.lobbies.add_ai(interaction, None, strength)
+
+    @app_commands.command(name="kick", description="Host: remove a player or an AI from the table.")
+    @app_commands.guild_only()
+    @app_commands.describe(player="the member to remove", seat="or the seat number in the lobby")
+    async def kick(
+        self,
+        interaction: discord.Interaction,
+        player: discord.User | None = None,
+        seat: Range[int, 1, 10] | None = None,
+    ) -> None:
+        """Remove a seat."""
+        await self.bot.lobbies.kick(interaction, player, seat)
+
+    @app_commands.command(name="start", description="Host: start the game.")
+    @app_commands.guild_only()
+    async def start(self, interaction: discord.Interaction) -> None:
+        """Start the channel's lobby."""
+        await self.bot.lobbies.start(interaction)
+
+    @app_commands.command(
+        name="cancel", description="Host or Manage Server: cancel the lobby or the game here."
+    )
+    @app_commands.guild_only()
+    async def cancel(self, interaction: discord.Interaction) -> None:
+        """Cancel the lobby; mid-game, ask the players to confirm."""
+        if await self.bot.lobbies.cancel(interaction):
+            return
+        await self.bot.cancel_game(interaction)
+
+    @app_commands.command(name="status", description="What is going on at the table here.")
+    @app_commands.guild_only()
+    async def status(self, interaction: discord.Interaction) -> None:
+        """The lobby or the game of this channel (public information only)."""
+        assert interaction.channel_id is not None
+        lobby = await self.bot.lobbies.book.get(interaction.channel_id)
+        if lobby is not None:
+            await interaction.response.send_message(embed=lobby_embed(lobby), ephemeral=True)
+            return
+        await self.bot.game_status(interaction)
+
+    # --- information ------------------------------------------------------------------
+
+    @app_commands.command(name="rules", description="The rules of Secret Hitler, in short.")
+    async def rules(self, interaction: discord.Interaction) -> None:
+        """Show the rules to the member who asked."""
+        await interaction.response.send_message(embed=info.rules_embed(), ephemeral=True)
+
+    @app_commands.command(name="history", description="The latest games of this server.")
+    @app_commands.guild_only()
+    async def history(self, interaction: discord.Interaction) -> None:
+        """Recent games, newest first."""
+        games = await self.bot.storage.recent_games(guild_id=interaction.guild_id, limit=10)
+        await interaction.response.send_message(embed=info.history_embed(games))
+
+    @app_commands.command(name="stats", description="A player's record in this server.")
+    @app_commands.guild_only()
+    @app_commands.describe(user="whose record (default: yours)")
+    async def stats(
+        self, interaction: discord.Interaction, user: discord.User | None = None
+    ) -> None:
+        """Wins and games, overall and by role."""
+        who = user or interaction.user
+        stats = await self.bot.storage.player_stats(who.id, guild_id=interaction.guild_id)
+        await interaction.response.send_message(embed=info.stats_embed(who.display_name, stats))
+
+    @app_commands.command(name="leaderboard", description="The best players of this server.")
+    @app_commands.guild_only()
+    async def leaderboard(self, interaction: discord.Interaction) -> None:
+        """Best win rates."""
+        rows = await self.bot.storage.leaderboard(interaction.guild_id, limit=10)
+        await interaction.response.send_message(embed=info.leaderboard_embed(rows))
+
+    @app_commands.command(
+        name="settings", description="Manage Server: default options for new tables here."
+    )
+    @app_commands.guild_only()
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.describe(
+        variant="default rules",
+        players="default table size to fill up to",
+        ai="default AI strength",
+        fill="fill empty seats with AI by default",
+        turn_seconds="default seconds per turn",
+        vote_seconds="default seconds per vote",
+    )
+    @app_commands.choices(variant=VARIANT_CHOICES, ai=STRENGTH_CHOICES)
+    async def settings(
+        self,
+        interaction: discord.Interaction,
+        variant: str | None = None,
+        players: TableSize | None = None,
+        ai: str | None = None,
+        fill: bool | None = None,
+        turn_seconds: Seconds | None = None,
+        vote_seconds: Seconds | None = None,
+    ) -> None:
+        """Show the server's defaults; with options, change them (Manage Server)."""
+        assert interaction.guild_id is not None
+        changes = {
+            "variant": variant,
+            "players": players,
+            "strength": ai,
+            "fill": fill,
+            "turn_seconds": turn_seconds,
+            "vote_seconds": vote_seconds,
+        }
+        storage = self.bot.storage
+        if all(v is None for v in changes.values()):
+            settings = await storage.get_settings(interaction.guild_id)
+            options = default_options(self.bot.config, settings)
+            await interaction.response.send_message(
+                embed=info.settings_embed(options), ephemeral=True
+            )
+            return
+        # default_permissions can be widened by a server admin: check the real permission.
+        if not interaction.permissions.manage_guild:
+            await interaction.response.send_message(texts.SETTINGS_NEED_MANAGE, ephemeral=True)
+            return
+        try:
+            options = await info.update_settings(
+                storage, self.bot.config, interaction.guild_id, changes
+            )
+        except LobbyError as exc:
+            await interaction.response.send_message(str(exc), ephemeral=True)
+            return
+        await interaction.response.send_message(
+            texts.SETTINGS_SAVED, embed=info.settings_embed(options), ephemeral=True
+        )
+
+
+def _override(options: LobbyOptions, **changes: object) -> None:
+    for key, value in changes.items():
+        if value is not None:
+            setattr(options, key, value)

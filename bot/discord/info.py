@@ -1,0 +1,167 @@
+"""The information commands: /rules, /history, /stats, /leaderboard and /settings.
+
+They read the storage only through its public API; none of them can show anything
+hidden (finished games' roles are public; running games show no more than "in progress").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import discord
+
+from ..config import Config
+from ..storage import GameSummary, LeaderboardRow, PlayerStats
+from . import texts
+from .lobby import SETTING_KEYS, LobbyOptions, default_options
+
+INFO_COLOUR = discord.Colour.from_rgb(0x3B, 0x6C, 0xE0)
+
+
+class InfoStorage(Protocol):
+    """The part of `bot.storage.Storage` these commands read and write."""
+
+    async def recent_games(
+        self, *, guild_id: int | None = None, user_id: int | None = None, limit: int = 10
+    ) -> list[GameSummary]:
+        """Latest games, newest first."""
+        ...
+
+    async def player_stats(
+        self, user_id: int, *, guild_id: int | None = None, recent: int = 5
+    ) -> PlayerStats:
+        """A human's finished games."""
+        ...
+
+    async def leaderboard(
+        self, guild_id: int | None, *, limit: int = 10, min_games: int = 1
+    ) -> list[LeaderboardRow]:
+        """Best win rates."""
+        ...
+
+    async def get_settings(self, guild_id: int) -> dict[str, Any]:
+        """A guild's settings."""
+        ...
+
+    async def set_settings(self, guild_id: int, settings: Mapping[str, Any]) -> None:
+        """Replace a guild's settings."""
+        ...
+
+
+def rules_embed() -> discord.Embed:
+    """The rules in six short paragraphs."""
+    embed = discord.Embed(title=texts.RULES_TITLE, colour=INFO_COLOUR)
+    for name, value in texts.RULES:
+        embed.add_field(name=name, value=value, inline=False)
+    return embed
+
+
+def outcome(game: GameSummary) -> str:
+    """How a stored game ended, in words ("in progress" while it runs)."""
+    if game.status == "running":
+        return texts.OUTCOME_RUNNING
+    if game.status == "cancelled" or game.winner is None:
+        return texts.OUTCOME_CANCELLED
+    winner = "Liberals" if game.winner == "liberal" else "Fascists"
+    reason = texts.REASONS.get(game.reason or "", game.reason or "")
+    return texts.OUTCOME_WON.format(winner=winner, reason=reason)
+
+
+def history_embed(games: list[GameSummary]) -> discord.Embed:
+    """The latest games, one line each."""
+    lines = [
+        texts.HISTORY_LINE.format(
+            id=g.id,
+            players=g.players,
+            outcome=outcome(g),
+            when=discord.utils.format_dt(
+                datetime.fromtimestamp(g.finished_at or g.created_at, tz=UTC), "R"
+            ),
+        )
+        for g in games
+    ]
+    return discord.Embed(
+        title=texts.HISTORY_TITLE,
+        description="\n".join(lines) or texts.HISTORY_EMPTY,
+        colour=INFO_COLOUR,
+    )
+
+
+def stats_embed(name: str, stats: PlayerStats) -> discord.Embed:
+    """A member's wins and games, overall and by role."""
+    embed = discord.Embed(title=texts.STATS_TITLE.format(name=name), colour=INFO_COLOUR)
+    if not stats.games:
+        embed.description = texts.STATS_NONE.format(name=name)
+        return embed
+    embed.description = texts.STATS_BODY.format(
+        games=stats.games, wins=stats.wins, rate=stats.win_rate
+    )
+    embed.add_field(
+        name="By role",
+        value="\n".join(
+            texts.STATS_ROLE.format(role=role.capitalize(), wins=wins, games=games)
+            for role, (games, wins) in stats.by_role.items()
+        ),
+    )
+    if stats.recent:
+        embed.add_field(
+            name="Latest", value="\n".join(f"#{g.id}: {outcome(g)}" for g in stats.recent)
+        )
+    return embed
+
+
+def leaderboard_embed(rows: list[LeaderboardRow]) -> discord.Embed:
+    """The best win rates of the server."""
+    lines = [
+        texts.LEADERBOARD_LINE.format(
+            rank=rank, user_id=row.user_id, wins=row.wins, games=row.games, rate=row.win_rate
+        )
+        for rank, row in enumerate(rows, start=1)
+    ]
+    return discord.Embed(
+        title=texts.LEADERBOARD_TITLE,
+        description="\n".join(lines) or texts.LEADERBOARD_EMPTY,
+        colour=INFO_COLOUR,
+    )
+
+
+def settings_embed(options: LobbyOptions) -> discord.Embed:
+    """A guild's defaults for new lobbies."""
+    embed = discord.Embed(title=texts.SETTINGS_TITLE, colour=INFO_COLOUR)
+    embed.description = texts.LOBBY_OPTIONS_TEXT.format(
+        variant=options.variant,
+        size=options.players or "as many as join",
+        strength=options.strength,
+        fill="yes" if options.fill else "no",
+        turn=options.turn_seconds,
+        vote=options.vote_seconds,
+    )
+    return embed
+
+
+async def update_settings(
+    storage: InfoStorage, config: Config, guild_id: int, changes: Mapping[str, Any]
+) -> LobbyOptions:
+    """Apply the given (non-None) changes to a guild's defaults; `LobbyError` if invalid."""
+    current = await storage.get_settings(guild_id)
+    merged = dict(current)
+    merged.update({k: v for k, v in changes.items() if k in SETTING_KEYS and v is not None})
+    options = default_options(config, merged)
+    options.check()
+    if merged != current:
+        await storage.set_settings(guild_id, merged)
+    return options
+
+
+__all__ = [
+    "InfoStorage",
+    "history_embed",
+    "leaderboard_embed",
+    "outcome",
+    "rules_embed",
+    "settings_embed",
+    "stats_embed",
+    "update_settings",
+]

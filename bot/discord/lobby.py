@@ -1,0 +1,339 @@
+"""Lobbies: who sits at the table before a game starts, and with which options.
+
+A `Lobby` is plain data with the rules of the waiting room (at most ten seats, the host
+alone starts, adds AI players and kicks). It knows nothing of Discord beyond user ids,
+so the rules are tested without a client. `LobbyBook` keeps the open lobbies, one per
+channel, serialises changes to each, and writes every change through a `LobbyStore`
+before it is shown, so a lobby (and the buttons on its message) survives a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from engine.variants import MAX_PLAYERS, MIN_PLAYERS
+
+from ..config import STRENGTHS, Config
+from . import texts
+
+VARIANTS = ("standard", "rebalanced")
+# AI players' names: short, neutral, easy to tell apart in a vote list.
+AI_NAMES = ("Ada", "Blaise", "Curie", "Dirac", "Euler", "Fermi", "Gauss", "Hopper", "Iris", "Jules")
+
+
+class LobbyError(Exception):
+    """A lobby request that cannot be granted; the message is shown to the user as is."""
+
+
+@dataclass(slots=True)
+class LobbySeat:
+    """One seat at the table: a Discord user, or an AI player of some strength."""
+
+    name: str
+    user_id: int | None = None  # None: an AI seat
+    strength: str | None = None  # AI seats only
+
+    @property
+    def is_ai(self) -> bool:
+        """Whether an AI plays this seat."""
+        return self.user_id is None
+
+
+@dataclass(slots=True)
+class LobbyOptions:
+    """What the host chose in `/newgame`."""
+
+    variant: str = "standard"
+    players: int | None = None  # the table size to fill up to; None: whoever joined
+    strength: str = "normal"  # of the AI players added to fill seats
+    fill: bool = True  # fill empty seats with AI players at the start
+    turn_seconds: int = 120
+    vote_seconds: int = 90
+
+    def check(self) -> None:
+        """Raise `LobbyError` if an option is out of range."""
+        if self.variant not in VARIANTS:
+            raise LobbyError(texts.BAD_VARIANT.format(choices=", ".join(VARIANTS)))
+        if self.strength not in STRENGTHS:
+            raise LobbyError(texts.BAD_STRENGTH.format(choices=", ".join(STRENGTHS)))
+        if self.players is not None and not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
+            raise LobbyError(texts.BAD_SIZE.format(low=MIN_PLAYERS, high=MAX_PLAYERS))
+
+
+SETTING_KEYS = ("variant", "players", "strength", "fill", "turn_seconds", "vote_seconds")
+
+
+def default_options(config: Config, settings: Mapping[str, Any]) -> LobbyOptions:
+    """A new lobby's options: the guild's `/settings` over the bot's configuration."""
+    options = LobbyOptions(
+        strength=config.ai_default,
+        turn_seconds=config.timers.turn_seconds,
+        vote_seconds=config.timers.vote_seconds,
+    )
+    for key in SETTING_KEYS:
+        if settings.get(key) is not None:
+            setattr(options, key, settings[key])
+    return options
+
+
+@dataclass(slots=True)
+class Lobby:
+    """An open table in one channel. Seat order is join order (it becomes table order)."""
+
+    id: str
+    guild_id: int
+    channel_id: int
+    host_id: int
+    options: LobbyOptions = field(default_factory=LobbyOptions)
+    seats: list[LobbySeat] = field(default_factory=list)
+    message_id: int | None = None  # the lobby message carrying the buttons
+
+    # --- queries ---------------------------------------------------------------------
+
+    @property
+    def humans(self) -> list[LobbySeat]:
+        """The seats of Discord users, in join order."""
+        return [s for s in self.seats if not s.is_ai]
+
+    @property
+    def is_full(self) -> bool:
+        """Whether every one of the ten seats is taken."""
+        return len(self.seats) >= MAX_PLAYERS
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The index of `user_id`'s seat, or None."""
+        for index, seat in enumerate(self.seats):
+            if seat.user_id == user_id:
+                return index
+        return None
+
+    def table(self) -> list[LobbySeat]:
+        """The seats the game would start with now: AI players fill up to the size."""
+        seats = list(self.seats)
+        if self.options.fill:
+            target = max(self.options.players or MIN_PLAYERS, MIN_PLAYERS)
+            while len(seats) < target:
+                seats.append(self._new_ai(self.options.strength, seats))
+        return seats
+
+    # --- changes -----------------------------------------------------------------------
+
+    def join(self, user_id: int, name: str) -> None:
+        """Seat a user; raise `LobbyError` if they are seated already or the table is full."""
+        if self.seat_of(user_id) is not None:
+            raise LobbyError(texts.ALREADY_IN_LOBBY)
+        if self.is_full:
+            raise LobbyError(texts.LOBBY_FULL.format(max=MAX_PLAYERS))
+        self.seats.append(LobbySeat(name=name, user_id=user_id))
+
+    def leave(self, user_id: int) -> None:
+        """Unseat a user. A leaving host hands the lobby to the next human in join order."""
+        index = self.seat_of(user_id)
+        if index is None:
+            raise LobbyError(texts.NOT_IN_LOBBY)
+        del self.seats[index]
+        if user_id == self.host_id and self.humans:
+            self.host_id = self.humans[0].user_id  # type: ignore[assignment]
+
+    def add_ai(self, by: int, strength: str | None = None) -> LobbySeat:
+        """The host adds an AI player (of the lobby's strength unless given)."""
+        self.require_host(by, texts.ACT_ADD_AI)
+        strength = strength or self.options.strength
+        if strength not in STRENGTHS:
+            raise LobbyError(texts.BAD_STRENGTH.format(choices=", ".join(STRENGTHS)))
+        if self.is_full:
+            raise LobbyError(texts.LOBBY_FULL.format(max=MAX_PLAYERS))
+        seat = self._new_ai(strength, self.seats)
+        self.seats.append(seat)
+        return seat
+
+    def kick(self, by: int, index: int) -> LobbySeat:
+        """The host removes the seat at `index` (0-based); the host cannot kick themselves."""
+        self.require_host(by, texts.ACT_KICK)
+        if not 0 <= index < len(self.seats):
+            raise LobbyError(texts.NO_SUCH_SEAT.format(seat=index + 1, seats=len(self.seats)))
+        if self.seats[index].user_id == self.host_id:
+            raise LobbyError(texts.CANNOT_KICK_SELF)
+        return self.seats.pop(index)
+
+    def check_start(self, by: int) -> list[LobbySeat]:
+        """The table to start with, or `LobbyError` saying why the game cannot start."""
+        self.require_host(by, texts.ACT_START)
+        table = self.table()
+        if len(table) < MIN_PLAYERS:
+            raise LobbyError(
+                texts.TOO_FEW.format(
+                    have=len(table), min=MIN_PLAYERS, missing=MIN_PLAYERS - len(table)
+                )
+            )
+        return table
+
+    def require_host(self, user_id: int, act: str) -> None:
+        """Raise `LobbyError` unless `user_id` hosts this lobby."""
+        if user_id != self.host_id:
+            raise LobbyError(texts.HOST_ONLY.format(host=f"<@{self.host_id}>", act=act))
+
+    @staticmethod
+    def _new_ai(strength: str, seats: list[LobbySeat]) -> LobbySeat:
+        taken = {s.name for s in seats}
+        name = next(
+            (f"{n} (AI)" for n in AI_NAMES if f"{n} (AI)" not in taken),
+            f"AI {len(seats) + 1}",
+        )
+        return LobbySeat(name=name, strength=strength)
+
+    # --- persistence -------------------------------------------------------------------
+
+    def copy(self) -> Lobby:
+        """A deep copy to change (see `LobbyBook.save`)."""
+        return Lobby.from_dict(self.to_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Lobby:
+        """Inverse of `to_dict`."""
+        return cls(
+            id=str(data["id"]),
+            guild_id=int(data["guild_id"]),
+            channel_id=int(data["channel_id"]),
+            host_id=int(data["host_id"]),
+            options=LobbyOptions(**data["options"]),
+            seats=[LobbySeat(**seat) for seat in data["seats"]],
+            message_id=data.get("message_id"),
+        )
+
+
+class LobbyStore(Protocol):
+    """Where open lobbies are kept across restarts: at most one per channel."""
+
+    async def load_lobby(self, channel_id: int) -> Lobby | None:
+        """The saved lobby of a channel, if any."""
+        ...
+
+    async def save_lobby(self, lobby: Lobby) -> None:
+        """Insert or replace the lobby of `lobby.channel_id`."""
+        ...
+
+    async def delete_lobby(self, lobby: Lobby) -> None:
+        """Forget the lobby (it started or was cancelled)."""
+        ...
+
+
+class MemoryLobbyStore:
+    """A `LobbyStore` that keeps JSON in memory (for tools and tests without a database)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[int, str] = {}
+
+    async def load_lobby(self, channel_id: int) -> Lobby | None:
+        """The saved lobby of a channel, if any."""
+        row = self.rows.get(channel_id)
+        return None if row is None else Lobby.from_dict(json.loads(row))
+
+    async def save_lobby(self, lobby: Lobby) -> None:
+        """Insert or replace."""
+        self.rows[lobby.channel_id] = json.dumps(lobby.to_dict())
+
+    async def delete_lobby(self, lobby: Lobby) -> None:
+        """Forget it."""
+        self.rows.pop(lobby.channel_id, None)
+
+
+class ChannelSettingsLobbyStore:
+    """A `LobbyStore` over `bot.storage.Storage`: the lobby is the channel setting "lobby".
+
+    Other channel settings are kept as they are (read, change one key, write back).
+    """
+
+    KEY = "lobby"
+
+    def __init__(self, storage: SettingsStorage) -> None:
+        self.storage = storage
+
+    async def load_lobby(self, channel_id: int) -> Lobby | None:
+        """The saved lobby of a channel, if any."""
+        data = (await self.storage.get_channel_settings(channel_id)).get(self.KEY)
+        return None if data is None else Lobby.from_dict(data)
+
+    async def save_lobby(self, lobby: Lobby) -> None:
+        """Insert or replace."""
+        settings = await self.storage.get_channel_settings(lobby.channel_id)
+        settings[self.KEY] = lobby.to_dict()
+        await self.storage.set_channel_settings(lobby.guild_id, lobby.channel_id, settings)
+
+    async def delete_lobby(self, lobby: Lobby) -> None:
+        """Forget it (only if the saved lobby is this one)."""
+        settings = await self.storage.get_channel_settings(lobby.channel_id)
+        saved = settings.get(self.KEY)
+        if saved is not None and saved.get("id") == lobby.id:
+            del settings[self.KEY]
+            await self.storage.set_channel_settings(lobby.guild_id, lobby.channel_id, settings)
+
+
+class SettingsStorage(Protocol):
+    """The part of `bot.storage.Storage` lobbies need."""
+
+    async def get_channel_settings(self, channel_id: int) -> dict[str, Any]:
+        """A channel's settings ({} if none)."""
+        ...
+
+    async def set_channel_settings(
+        self, guild_id: int | None, channel_id: int, settings: Mapping[str, Any]
+    ) -> None:
+        """Replace a channel's settings."""
+        ...
+
+
+class LobbyBook:
+    """The open lobbies by channel, loaded on first use, changed under a per-channel lock
+    and saved before any change is shown.
+
+    Lobbies are loaded lazily: after a restart the first click or command in a channel
+    reads its lobby back, so no list of channels is needed.
+    """
+
+    def __init__(self, store: LobbyStore) -> None:
+        self.store = store
+        self._by_channel: dict[int, Lobby | None] = {}  # None: known to have no lobby
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    def lock(self, channel_id: int) -> asyncio.Lock:
+        """The lock serialising changes to the lobby of a channel."""
+        return self._locks.setdefault(channel_id, asyncio.Lock())
+
+    async def get(self, channel_id: int) -> Lobby | None:
+        """The open lobby of a channel, if any."""
+        if channel_id not in self._by_channel:
+            self._by_channel[channel_id] = await self.store.load_lobby(channel_id)
+        return self._by_channel[channel_id]
+
+    def cached(self) -> list[Lobby]:
+        """The lobbies loaded so far (open ones only)."""
+        return [lobby for lobby in self._by_channel.values() if lobby is not None]
+
+    async def open(self, lobby: Lobby) -> None:
+        """Save and register a new lobby (the caller holds the channel's lock)."""
+        await self.store.save_lobby(lobby)
+        self._by_channel[lobby.channel_id] = lobby
+
+    async def save(self, lobby: Lobby) -> None:
+        """Persist a changed copy, then make it the lobby (the caller holds the lock).
+
+        Changing a `copy()` and saving it means a failed write leaves the lobby unchanged.
+        """
+        await self.store.save_lobby(lobby)
+        self._by_channel[lobby.channel_id] = lobby
+
+    async def close(self, lobby: Lobby) -> None:
+        """Forget the lobby (started or cancelled), in storage first."""
+        await self.store.delete_lobby(lobby)
+        current = self._by_channel.get(lobby.channel_id)
+        if current is not None and current.id == lobby.id:
+            self._by_channel[lobby.channel_id] = None

@@ -1,0 +1,306 @@
+"""The lobby's behaviour on Discord: slash commands and buttons share these handlers.
+
+Every change runs under the channel's lock: load the lobby, change a copy, save it, then
+show it (a button edits the lobby message in its own response; a command answers the
+member ephemerally and edits the lobby message). Refusals are ephemeral and say why.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+import discord
+
+from . import texts
+from .components import ComponentId
+from .lobby import Lobby, LobbyBook, LobbyError, LobbyOptions, LobbySeat
+from .lobby_message import ADD_AI, JOIN, LEAVE, START, closed_embed, lobby_embed, lobby_view
+
+log = logging.getLogger(__name__)
+
+
+class GameLauncher(Protocol):
+    """Starts games from lobbies and knows where games run (the session manager's side)."""
+
+    def game_in(self, channel_id: int) -> int | None:
+        """The id of the game running in a channel, if any."""
+        ...
+
+    async def launch(self, lobby: Lobby, table: Sequence[LobbySeat]) -> int:
+        """Create and start the game of a lobby; returns the game id."""
+        ...
+
+
+Change = Callable[[Lobby], str]  # changes a lobby copy, returns the note for the member
+
+
+class LobbyControl:
+    """Handlers for /newgame, /join, /leave, /addbot, /kick, /start, /cancel and the buttons."""
+
+    def __init__(self, book: LobbyBook, launcher: GameLauncher) -> None:
+        self.book = book
+        self.launcher = launcher
+
+    # --- commands ---------------------------------------------------------------------
+
+    async def new_game(self, interaction: discord.Interaction, options: LobbyOptions) -> None:
+        """Open a lobby in this channel, the member who asked seated as host."""
+        channel_id = interaction.channel_id
+        if interaction.guild_id is None or channel_id is None:
+            await _refuse(interaction, texts.GUILD_ONLY)
+            return
+        try:
+            options.check()
+        except LobbyError as exc:
+            await _refuse(interaction, str(exc))
+            return
+        async with self.book.lock(channel_id):
+            if self.launcher.game_in(channel_id) is not None:
+                await _refuse(interaction, texts.GAME_ALREADY_HERE)
+                return
+            existing = await self.book.get(channel_id)
+            if existing is not None:
+                await _refuse(interaction, texts.LOBBY_ALREADY_HERE.format(link=_link(existing)))
+                return
+            lobby = Lobby(
+                id=f"L{interaction.id:x}",
+                guild_id=interaction.guild_id,
+                channel_id=channel_id,
+                host_id=interaction.user.id,
+                options=options,
+            )
+            lobby.join(interaction.user.id, interaction.user.display_name)
+            await self.book.open(lobby)
+            callback = await interaction.response.send_message(
+                embed=lobby_embed(lobby), view=lobby_view(lobby)
+            )
+            lobby = lobby.copy()
+            lobby.message_id = callback.message_id
+            await self.book.save(lobby)
+        log.info("lobby %s opened in channel %s", lobby.id, channel_id)
+
+    async def join(self, interaction: discord.Interaction, cid: ComponentId | None = None) -> None:
+        """Take a seat."""
+        user = interaction.user
+
+        def change(lobby: Lobby) -> str:
+            lobby.join(user.id, user.display_name)
+            return texts.JOINED.format(seat=len(lobby.seats))
+
+        await self._change(interaction, cid, change)
+
+    async def leave(self, interaction: discord.Interaction, cid: ComponentId | None = None) -> None:
+        """Give up a seat; the last human leaving closes the lobby."""
+
+        def change(lobby: Lobby) -> str:
+            lobby.leave(interaction.user.id)
+            return texts.LEFT
+
+        await self._change(interaction, cid, change)
+
+    async def add_ai(
+        self,
+        interaction: discord.Interaction,
+        cid: ComponentId | None = None,
+        strength: str | None = None,
+    ) -> None:
+        """The host adds an AI player."""
+
+        def change(lobby: Lobby) -> str:
+            seat = lobby.add_ai(interaction.user.id, strength)
+            return texts.AI_ADDED.format(name=seat.name, strength=seat.strength)
+
+        await self._change(interaction, cid, change)
+
+    async def kick(
+        self,
+        interaction: discord.Interaction,
+        player: discord.abc.User | None,
+        seat: int | None,
+    ) -> None:
+        """The host removes a member (`player`) or any seat by its number (`seat`, 1-based)."""
+
+        def change(lobby: Lobby) -> str:
+            if player is not None:
+                index = lobby.seat_of(player.id)
+                if index is None:
+                    raise LobbyError(texts.NOT_IN_LOBBY.replace("You are", f"{player.mention} is"))
+            elif seat is not None:
+                index = seat - 1
+            else:
+                raise LobbyError(texts.KICK_WHO)
+            removed = lobby.kick(interaction.user.id, index)
+            return texts.KICKED.format(name=removed.name)
+
+        await self._change(interaction, None, change)
+
+    async def start(self, interaction: discord.Interaction, cid: ComponentId | None = None) -> None:
+        """The host starts the game: the lobby closes and the session takes over."""
+        channel_id = interaction.channel_id
+        assert channel_id is not None
+        async with self.book.lock(channel_id):
+            lobby = await self._current(interaction, cid)
+            if lobby is None:
+                return
+            try:
+                table = lobby.check_start(interaction.user.id)
+            except LobbyError as exc:
+                await _refuse(interaction, str(exc))
+                return
+            # Creating the game writes to the database: acknowledge first (3 s rule).
+            await interaction.response.defer(ephemeral=cid is None, thinking=cid is None)
+            game_id = await self.launcher.launch(lobby, table)
+            await self.book.close(lobby)
+            log.info("lobby %s started game %s", lobby.id, game_id)
+            await self._show_closed(interaction, lobby, texts.LOBBY_STARTED, from_button=cid)
+            if cid is None:
+                await interaction.followup.send(texts.LOBBY_STARTED, ephemeral=True)
+
+    async def cancel(self, interaction: discord.Interaction) -> bool:
+        """Close the channel's lobby (host or Manage Server). False if there is none."""
+        channel_id = interaction.channel_id
+        assert channel_id is not None
+        async with self.book.lock(channel_id):
+            lobby = await self.book.get(channel_id)
+            if lobby is None:
+                return False
+            perms = interaction.permissions
+            if interaction.user.id != lobby.host_id and not perms.manage_guild:
+                await _refuse(
+                    interaction,
+                    texts.HOST_ONLY.format(host=f"<@{lobby.host_id}>", act=texts.ACT_CANCEL),
+                )
+                return True
+            await self.book.close(lobby)
+            reason = texts.LOBBY_CANCELLED.format(by=interaction.user.mention)
+            await interaction.response.send_message(reason)
+            await self._edit_lobby_message(interaction, lobby, closed_embed(lobby, reason), None)
+        log.info("lobby %s cancelled", lobby.id)
+        return True
+
+    # --- buttons ----------------------------------------------------------------------
+
+    async def on_click(self, interaction: discord.Interaction, cid: ComponentId) -> None:
+        """A lobby button: Join, Leave, Add AI or Start."""
+        if cid.action == JOIN:
+            await self.join(interaction, cid)
+        elif cid.action == LEAVE:
+            await self.leave(interaction, cid)
+        elif cid.action == ADD_AI:
+            await self.add_ai(interaction, cid)
+        elif cid.action == START:
+            await self.start(interaction, cid)
+        else:
+            await _refuse(interaction, texts.UNKNOWN_COMPONENT)
+
+    # --- plumbing ---------------------------------------------------------------------
+
+    async def _current(
+        self, interaction: discord.Interaction, cid: ComponentId | None
+    ) -> Lobby | None:
+        """The channel's lobby, or None after answering why there is none."""
+        assert interaction.channel_id is not None
+        lobby = await self.book.get(interaction.channel_id)
+        if cid is not None and (lobby is None or lobby.id != cid.game):
+            await _refuse(interaction, texts.STALE_LOBBY)  # a button of a closed lobby
+            return None
+        if lobby is None:
+            await _refuse(interaction, texts.NO_LOBBY_HERE)
+            return None
+        return lobby
+
+    async def _change(
+        self, interaction: discord.Interaction, cid: ComponentId | None, change: Change
+    ) -> None:
+        channel_id = interaction.channel_id
+        if interaction.guild_id is None or channel_id is None:
+            await _refuse(interaction, texts.GUILD_ONLY)
+            return
+        async with self.book.lock(channel_id):
+            lobby = await self._current(interaction, cid)
+            if lobby is None:
+                return
+            draft = lobby.copy()
+            try:
+                note = change(draft)
+            except LobbyError as exc:
+                await _refuse(interaction, str(exc))
+                return
+            if not draft.humans:  # the last member left: nobody could start it
+                await self.book.close(draft)
+                await self._show_closed(interaction, draft, texts.LOBBY_EMPTY_CLOSED, cid)
+                return
+            await self.book.save(draft)
+            if cid is not None:
+                await interaction.response.edit_message(
+                    embed=lobby_embed(draft), view=lobby_view(draft)
+                )
+            else:
+                await interaction.response.send_message(note, ephemeral=True)
+                await self._edit_lobby_message(
+                    interaction, draft, lobby_embed(draft), lobby_view(draft)
+                )
+
+    async def _show_closed(
+        self,
+        interaction: discord.Interaction,
+        lobby: Lobby,
+        reason: str,
+        from_button: ComponentId | None,
+    ) -> None:
+        embed = closed_embed(lobby, reason)
+        if from_button is not None and interaction.response.is_done():
+            await interaction.edit_original_response(embed=embed, view=None)
+        elif from_button is not None:
+            await interaction.response.edit_message(embed=embed, view=None)
+        else:
+            if not interaction.response.is_done():
+                await interaction.response.send_message(reason, ephemeral=True)
+            await self._edit_lobby_message(interaction, lobby, embed, None)
+
+    async def _edit_lobby_message(
+        self,
+        interaction: discord.Interaction,
+        lobby: Lobby,
+        embed: discord.Embed,
+        view: discord.ui.View | None,
+    ) -> None:
+        """Edit the lobby message; if it was deleted, post a fresh one (open lobbies only)."""
+        if lobby.message_id is None:
+            return
+        channel = interaction.client.get_partial_messageable(
+            lobby.channel_id, guild_id=lobby.guild_id
+        )
+        # Best effort: the lobby is saved already, and a button left stale by a failed
+        # edit gets a precise answer when clicked.
+        try:
+            await channel.get_partial_message(lobby.message_id).edit(embed=embed, view=view)
+        except discord.NotFound:
+            if view is None:
+                return  # a closed lobby needs no new message
+            try:
+                message = await channel.send(embed=embed, view=view)
+            except discord.HTTPException as exc:
+                log.warning("lobby %s: cannot post its message again: %s", lobby.id, exc)
+                return
+            fresh = lobby.copy()
+            fresh.message_id = message.id
+            await self.book.save(fresh)
+        except discord.HTTPException as exc:
+            log.warning("lobby %s: cannot edit its message: %s", lobby.id, exc)
+
+
+async def _refuse(interaction: discord.Interaction, text: str) -> None:
+    """Answer only the member who asked, whether or not the interaction was acknowledged."""
+    if interaction.response.is_done():
+        await interaction.followup.send(text, ephemeral=True)
+    else:
+        await interaction.response.send_message(text, ephemeral=True)
+
+
+def _link(lobby: Lobby) -> str:
+    if lobby.message_id is None:
+        return "(above)"
+    return f"https://discord.com/channels/{lobby.guild_id}/{lobby.channel_id}/{lobby.message_id}"

@@ -1,0 +1,122 @@
+"""Every sentence the Discord front-end says, in one place (format fields in braces)."""
+
+from __future__ import annotations
+
+# --- lobby ---------------------------------------------------------------------------
+LOBBY_TITLE = "Secret Hitler: a new table"
+LOBBY_INTRO = "Press **Join** to take a seat. The host presses **Start** when everyone is in."
+LOBBY_STARTED = "The game has started: this lobby is closed."
+LOBBY_CANCELLED = "This lobby was cancelled by {by}."
+LOBBY_EMPTY_CLOSED = "Everyone left: this lobby is closed."
+LOBBY_SEATS = "Seats ({count}/{max})"
+LOBBY_NOBODY = "Nobody yet."
+LOBBY_FILL_NOTE = "{count} AI player(s) will fill the empty seats at the start."
+LOBBY_HOST_MARK = " (host)"
+LOBBY_OPTIONS = "Options"
+LOBBY_OPTIONS_TEXT = (
+    "Rules: **{variant}** · Table: **{size}** · AI strength: **{strength}** · "
+    "Fill with AI: **{fill}**\nTimers: **{turn}s** per turn, **{vote}s** per vote"
+)
+BUTTON_JOIN = "Join"
+BUTTON_LEAVE = "Leave"
+BUTTON_ADD_AI = "Add AI"
+BUTTON_START = "Start"
+
+JOINED = "You joined the table (seat {seat})."
+LEFT = "You left the table."
+AI_ADDED = "{name} joins the table ({strength})."
+KICKED = "{name} was removed from the table."
+ALREADY_IN_LOBBY = "You are already at this table."
+NOT_IN_LOBBY = "You are not at this table."
+LOBBY_FULL = "The lobby is full ({max} players)."
+HOST_ONLY = "Only the host, {host}, can {act}."
+ACT_START = "start the game"
+ACT_ADD_AI = "add AI players"
+ACT_KICK = "remove players"
+ACT_CANCEL = "cancel the lobby"
+NO_SUCH_SEAT = "There is no seat {seat}: the table has {seats} seat(s)."
+CANNOT_KICK_SELF = "You cannot remove yourself; use /leave (the next player becomes host)."
+KICK_WHO = "Say who to remove: a `player`, or the `seat` number shown on the lobby."
+TOO_FEW = (
+    "{have} seat(s) taken: a game needs at least {min}. Add {missing} more "
+    "(Join, Add AI), or open a lobby that fills empty seats with AI."
+)
+BAD_VARIANT = "Unknown rules; choose from {choices}."
+BAD_STRENGTH = "Unknown AI strength; choose from {choices}."
+BAD_SIZE = "A table has {low} to {high} players."
+
+NO_LOBBY_HERE = "There is no open lobby in this channel. Start one with /newgame."
+LOBBY_ALREADY_HERE = "There is already an open lobby in this channel: {link}"
+GAME_ALREADY_HERE = "A game is already running in this channel; /status shows it."
+GUILD_ONLY = "Secret Hitler is played in a server channel, not in direct messages."
+
+# --- components ----------------------------------------------------------------------
+STALE_LOBBY = "This lobby is closed (the game started or the lobby was cancelled)."
+UNKNOWN_COMPONENT = (
+    "This button comes from an older version of the bot and no longer works. "
+    "Use /status to see what is going on in this channel."
+)
+NOT_READY = "The bot is still starting up; try again in a few seconds."
+SOMETHING_WRONG = "Something went wrong on our side; the game is unchanged. Try again."
+
+# --- information commands ------------------------------------------------------------
+RULES_TITLE = "Secret Hitler: the rules in short"
+RULES = (
+    (
+        "Teams",
+        "Liberals are the majority but know nobody. Fascists know each other and Hitler; "
+        "Hitler knows the Fascists only at 5-6 players. Nobody's role is public until the end.",
+    ),
+    (
+        "A round",
+        "The presidential candidate nominates a chancellor (not the last elected government; "
+        "with 5 alive only the last chancellor is term-limited). Everyone alive votes Ja or "
+        "Nein at once; more than half Ja elects. A failed vote moves the election tracker; "
+        "at 3 the top policy is enacted by chaos.",
+    ),
+    (
+        "Legislating",
+        "The president draws 3 policies and discards 1 face down; the chancellor discards 1 "
+        "and enacts the other. Discards are secret: what anyone says about them is a claim. "
+        "Once 5 Fascist policies are on the board the chancellor may propose a veto.",
+    ),
+    (
+        "Powers",
+        "Fascist policies give the president powers: investigate a player's party, peek at "
+        "the next 3 policies, choose the next candidate (special election), execute a player.",
+    ),
+    (
+        "Winning",
+        "Liberals: 5 Liberal policies, or Hitler executed. Fascists: 6 Fascist policies, or "
+        "Hitler elected chancellor once 3 Fascist policies are on the board.",
+    ),
+    (
+        "Playing here",
+        "/newgame opens a table; Join, then the host presses Start. Secrets (your role, your "
+        "hand, a peek) come as messages only you can see: press the button in the prompt "
+        "that names you. /role shows your role again, /afk hands your seat to an AI, /back "
+        "takes it back.",
+    ),
+)
+HISTORY_TITLE = "Recent games"
+HISTORY_EMPTY = "No games have been played here yet. Start one with /newgame."
+HISTORY_LINE = "`#{id}` {players} players · {outcome} · {when}"
+OUTCOME_RUNNING = "in progress"
+OUTCOME_CANCELLED = "cancelled"
+OUTCOME_WON = "{winner} won ({reason})"
+REASONS = {
+    "five_liberal": "five Liberal policies",
+    "six_fascist": "six Fascist policies",
+    "hitler_elected": "Hitler elected chancellor",
+    "hitler_executed": "Hitler executed",
+}
+STATS_TITLE = "{name}'s record"
+STATS_NONE = "{name} has not finished a game here yet."
+STATS_BODY = "**{games}** games · **{wins}** wins · **{rate:.0%}** win rate"
+STATS_ROLE = "{role}: {wins}/{games}"
+LEADERBOARD_TITLE = "Leaderboard"
+LEADERBOARD_EMPTY = "Nobody has finished a game here yet."
+LEADERBOARD_LINE = "`{rank:>2}` <@{user_id}> · {wins}/{games} wins · {rate:.0%}"
+SETTINGS_TITLE = "Defaults for new tables in this server"
+SETTINGS_SAVED = "Saved. New tables in this server start with these options."
+SETTINGS_NEED_MANAGE = "Only members with the Manage Server permission can change the defaults."
