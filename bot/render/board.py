@@ -103,8 +103,8 @@ def _slot(index: int, top: int) -> Box:
 
 
 def probe(box: Box) -> Point:
-    """A point inside `box` that only its fill colour covers (no border, no text)."""
-    return box[0] + 10, box[1] + 10
+    """A point near the top-right of `box` that only its fill covers (no border, no text)."""
+    return box[2] - 14, box[1] + 14
 
 
 @lru_cache(maxsize=32)
@@ -131,6 +131,7 @@ def drawable(text: str) -> str:
     return "".join(c if _has_glyph(c) else "?" for c in plain)
 
 
+@lru_cache(maxsize=8192)
 def text_width(text: str, size: int) -> int:
     """Rendered width of `text` in pixels."""
     left, _, right, _ = font(size).getbbox(text)
@@ -191,7 +192,7 @@ def render_board(view: PlayerView, names: Sequence[str]) -> bytes:
     for seat in range(view.players):
         _player(draw, geometry.player_card(seat), view, names, seat)
     out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
+    image.save(out, format="PNG")  # zlib level 6: optimize=True is 2.5x slower for 4% less
     return out.getvalue()
 
 

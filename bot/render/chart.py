@@ -129,7 +129,7 @@ def render_suspicion_chart(
     for index, track in enumerate(tracks):
         _panel(draw, geometry, index, track, roles)
     out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
+    image.save(out, format="PNG")  # zlib level 6: optimize=True is 2.5x slower for 4% less
     return out.getvalue()
 
 
