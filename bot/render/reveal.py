@@ -58,11 +58,14 @@ class _Session:
             if self.veto_agreed is True:
                 return text + f"; the President agreed: both discarded ({tiles(self.received)})."
             if self.veto_agreed is False:
-                text += "; the President refused"
+                text += f"; the President refused, so {names[self.chancellor]}"
+        done = []
         if self.chancellor_discard is not None:
-            text += f", discarded {self.chancellor_discard.value}"
+            done.append(f"discarded {self.chancellor_discard.value}")
         if self.enacted is not None:
-            text += f", enacted {self.enacted.value}"
+            done.append(f"enacted {self.enacted.value}")
+        if done:
+            text += (" " if self.veto_agreed is False else ", ") + ", ".join(done)
         return text + "."
 
 

@@ -31,6 +31,7 @@ from bot.render.board import (
 from bot.render.chart import SEAT_COLOURS, ChartGeometry
 from bot.suspicion import Marginals, SuspicionSnapshot, SuspicionTrack
 from engine import (
+    Action,
     ChancellorClaim,
     Discard,
     Enact,
@@ -44,7 +45,9 @@ from engine import (
     PlayerView,
     Policy,
     PresidentClaim,
+    ProposeVeto,
     Role,
+    VetoReply,
     Vote,
 )
 from engine import events as ev
@@ -378,6 +381,55 @@ def test_reveal_shows_an_investigation_and_catches_a_lie_about_it() -> None:
     lines = [line.strip() for line in text.splitlines()]
     assert "Investigation — President Ada saw that Emil is a Liberal." in lines
     assert "Ada claimed Emil is a Fascist — LIE (really saw Liberal)." in lines
+
+
+def _fascist_push(seed: int, veto_replies: list[bool]) -> Game:
+    """A 5-player game steered to the veto: Fascist policies first, Hitler never hit."""
+    game = Game(5, seed=seed)
+    hitler = game.roles.index(Role.HITLER)
+    while not game.is_over:
+        seat = game.awaiting()[0]
+        actions = game.legal_actions(seat)
+        match game.phase:
+            case Phase.VOTE:
+                action: Action = Vote(seat, True)
+            case Phase.PRESIDENT_DISCARD:
+                action = Discard(seat, L) if Discard(seat, L) in actions else actions[0]
+            case Phase.CHANCELLOR_ENACT if ProposeVeto(seat) in actions and veto_replies:
+                action = ProposeVeto(seat)
+            case Phase.CHANCELLOR_ENACT:
+                action = Enact(seat, F) if Enact(seat, F) in actions else actions[0]
+            case Phase.VETO_REPLY:
+                action = VetoReply(seat, veto_replies.pop(0))
+            case _:  # nominate or a power: anyone but Hitler
+                action = next(
+                    a
+                    for a in actions
+                    if getattr(a, "chancellor", None) != hitler
+                    and getattr(a, "target", None) != hitler
+                )
+        game.apply(action)
+    return game
+
+
+def test_reveal_tells_an_agreed_and_a_refused_veto() -> None:
+    game = _fascist_push(seed=1, veto_replies=[True, False])
+    text = reveal_text(game.events, game.roles, NAMES[:5])
+    replies = [e.agreed for e in game.events if isinstance(e, ev.VetoReplied)]
+    assert replies == [True, False]
+    hands = [e.tiles for e in game.events if isinstance(e, ev.PoliciesReceived)]
+    chancellors = [e.seat for e in game.events if isinstance(e, ev.PoliciesReceived)]
+    discarded = [e for e in game.events if isinstance(e, ev.PolicyDiscarded)][-1].policy
+    enacted = [e for e in game.events if isinstance(e, ev.PolicyEnacted)][-1].policy
+    vetoed = " ".join(hands[-2])
+    assert (
+        f"received {vetoed}, proposed a veto; the President agreed: both discarded ({vetoed})."
+        in text
+    )
+    assert (
+        f"received {' '.join(hands[-1])}, proposed a veto; the President refused, so "
+        f"{NAMES[chancellors[-1]]} discarded {discarded.value}, enacted {enacted.value}."
+    ) in text
 
 
 def _claims_and_truths(game: Game) -> tuple[int, int]:
