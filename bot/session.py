@@ -215,11 +215,12 @@ class GameSession:
         self._expiries: dict[int, int] = {}
         self._claim_deadline: float | None = None
         self._claim_window: set[int] = set()  # humans whose claim prompt is open now
-        self._outbox: asyncio.Queue[tuple[str, Table, Any]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[tuple[str, Table, tuple[Any, ...]] | None] = asyncio.Queue()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._task: asyncio.Task[None] | None = None
         self._publisher: asyncio.Task[None] | None = None
         self._cancelled = False
+        self._started = asyncio.Event()
 
     # --- construction from storage ----------------------------------------------------
 
@@ -358,10 +359,15 @@ class GameSession:
     def start(self) -> None:
         """Start driving the game in the background (idempotent)."""
         if self._task is None:
+            self._started.set()
             self._publisher = asyncio.create_task(
                 self._publish_loop(), name=f"game-{self.game_id}-out"
             )
             self._task = asyncio.create_task(self._run(), name=f"game-{self.game_id}")
+
+    async def wait_started(self) -> None:
+        """Wait until `start()` has been called."""
+        await self._started.wait()
 
     async def wait(self) -> None:
         """Wait until the game is over (or the session stopped) and everything is shown."""
@@ -369,9 +375,8 @@ class GameSession:
             try:
                 await asyncio.shield(self._task)
             except asyncio.CancelledError:
-                if self._task.cancelled():  # stopped by `stop()`, not us being cancelled
-                    return
-                raise
+                if not self._task.cancelled():  # we are cancelled, not the game stopped
+                    raise
         await self.flush()
 
     async def run(self) -> None:
@@ -395,7 +400,10 @@ class GameSession:
         pending = [t for t in (self._task, *self._tasks, *self._ai_tasks.values()) if t]
         await asyncio.gather(*pending, return_exceptions=True)
         if self._publisher is not None:
-            self._publisher.cancel()
+            try:  # show what was already decided, unless the front-end hangs
+                await asyncio.wait_for(asyncio.shield(self._publisher), 5.0)
+            except TimeoutError:
+                self._publisher.cancel()
             await asyncio.gather(self._publisher, return_exceptions=True)
 
     async def cancel(self, reason: str) -> None:
@@ -403,18 +411,16 @@ class GameSession:
         async with self._lock:
             if self.is_over:
                 return
-            self._cancelled = True
-            if self._task is not None:
-                self._task.cancel()
-            for seat in list(self._open):
-                for kind in list(self._open[seat]):
-                    self._close(seat, kind, "The game was cancelled.")
             if self.store is not None:
                 await self.store.finish_game(
                     self.game_id, status="cancelled", winner=None, reason=None, roles=None
                 )
+            self._cancelled = True
+            self._close_all("The game was cancelled.")
             self._post_notice(f"The game was cancelled: {reason}")
-        await self.flush()
+            if self._task is not None:
+                self._task.cancel()
+        await self.wait()
 
     async def _run(self) -> None:
         try:
@@ -439,6 +445,7 @@ class GameSession:
         finally:
             for task in self._ai_tasks.values():
                 task.cancel()
+            self._outbox.put_nowait(None)  # the publisher shows what is queued, then ends
 
     def _opening(self) -> None:
         if self._fresh:
@@ -743,15 +750,18 @@ class GameSession:
             text = f"Waiting for {names} to {_WAITING_FOR[game.phase]}."
         self._enqueue("waiting", Waiting(game.phase, awaited, voted, deadline, text))
 
-    def _enqueue(self, method: str, payload: Any) -> None:
-        self._outbox.put_nowait((method, self._table, payload))
+    def _enqueue(self, method: str, *args: Any) -> None:
+        self._outbox.put_nowait((method, self._table, args))
 
     async def _publish_loop(self) -> None:
         frontend: Any = self.frontend
         while True:
-            method, table, payload = await self._outbox.get()
+            item = await self._outbox.get()
             try:
-                await getattr(frontend, method)(table, payload)
+                if item is None:
+                    return
+                method, table, args = item
+                await getattr(frontend, method)(table, *args)
             except Exception:  # a closed DM or a Discord hiccup never stops the game
                 log.warning("game %d: front-end %s failed", self.game_id, method, exc_info=True)
             finally:
@@ -795,7 +805,7 @@ class GameSession:
     def _close(self, seat: int, kind: PromptKind, reason: str) -> None:
         prompt = self._open.get(seat, {}).pop(kind, None)
         if prompt is not None:
-            self._enqueue("withdraw", (prompt, reason))
+            self._enqueue("withdraw", prompt, reason)
 
     def _close_all(self, reason: str) -> None:
         for seat in list(self._open):
@@ -808,6 +818,9 @@ class GameSession:
                 return prompt
         if self.is_over:
             raise StalePrompt("This game is over.")
+        if prompt_id == self._prompt_id():  # someone else's button
+            names = ", ".join(self._label(s) for s in self.game.awaiting())
+            raise NotAPlayer(f"That choice is not yours: the game waits for {names}.")
         raise StalePrompt("That choice is no longer open: the game has moved on.")
 
     # --- seats ---------------------------------------------------------------------------

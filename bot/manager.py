@@ -1,0 +1,214 @@
+"""The running games of one bot process: creation from a lobby, lookup, restart recovery.
+
+`SessionManager` stores a new game before its first move, builds its `GameSession` and
+starts it; on start-up `recover()` replays every unfinished stored game and resumes it.
+Front-ends find a game's session here (`get`, `for_channel`, `games_of`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine import STANDARD, Game, RecordError, Variant
+
+from .agent_port import AgentPort, InProcessAgents
+from .frontends import bind_frontend
+from .ports import Frontend, SeatInfo
+from .session import GameSession, SessionOptions
+from .storage import SeatRecord, Storage, StoredGame
+
+log = logging.getLogger(__name__)
+
+BOT_NAMES = ("Ada", "Boris", "Chen", "Dara", "Emil", "Fay", "Gus", "Hana", "Ivo", "Juno")
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A human joining a game: their (Discord or local) user id and display name."""
+
+    user_id: int
+    name: str
+
+
+class SessionManager:
+    """Every game this process drives, keyed by stored game id."""
+
+    def __init__(
+        self,
+        store: Storage,
+        frontend: Frontend,
+        agents: AgentPort | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.frontend = frontend
+        self.agents: AgentPort = agents or InProcessAgents()
+        self.clock = clock
+        self._sessions: dict[int, GameSession] = {}
+        self._watchers: set[asyncio.Task[None]] = set()
+
+    # --- lookup -------------------------------------------------------------------------
+
+    def get(self, game_id: int) -> GameSession | None:
+        """The running session of a game, if this process drives it."""
+        return self._sessions.get(game_id)
+
+    def for_channel(self, channel_id: int) -> GameSession | None:
+        """The running game in a channel (one per channel), if any."""
+        for session in self._sessions.values():
+            if session.channel_id == channel_id:
+                return session
+        return None
+
+    def games_of(self, user_id: int) -> list[GameSession]:
+        """Running games in which `user_id` holds a seat."""
+        return [s for s in self._sessions.values() if s.table.seat_of(user_id) is not None]
+
+    @property
+    def sessions(self) -> list[GameSession]:
+        """Every running session."""
+        return list(self._sessions.values())
+
+    # --- creating -----------------------------------------------------------------------
+
+    async def create(
+        self,
+        humans: Sequence[Member],
+        *,
+        players: int | None = None,
+        fill_with_ai: bool = False,
+        ai_spec: str | None = None,
+        variant: Variant = STANDARD,
+        seed: int | None = None,
+        options: SessionOptions | None = None,
+        extra_options: Mapping[str, Any] | None = None,
+        guild_id: int | None = None,
+        channel_id: int | None = None,
+        frontend: Frontend | None = None,
+        start: bool = True,
+    ) -> GameSession:
+        """Store a new game for `humans` (seated in that order) and start its session.
+
+        Seats beyond the humans are AI players playing `ai_spec` (default: the session's
+        substitute, the strongest available agent) if `fill_with_ai`; otherwise the
+        number of humans must be the number of players. Raises ValueError with a reason
+        a host can read.
+        """
+        players = len(humans) if players is None else players
+        if len({m.user_id for m in humans}) != len(humans):
+            raise ValueError("Each member can take only one seat.")
+        if len(humans) > players:
+            raise ValueError(f"{len(humans)} players joined a {players}-player game.")
+        if len(humans) < players and not fill_with_ai:
+            raise ValueError(
+                f"{players - len(humans)} seats are empty; fill them with AI players or wait."
+            )
+        variant.setup(players)  # SetupError (a ValueError's cousin) for a bad count
+        options = options or SessionOptions()
+        spec = ai_spec or options.substitute_spec
+        seed = random.SystemRandom().randrange(2**62) if seed is None else seed
+        suffix = " (AI)" if humans else ""
+        seats = [SeatInfo(s, m.name, m.user_id, None) for s, m in enumerate(humans)]
+        seats += [
+            SeatInfo(s, BOT_NAMES[s] + suffix, None, spec) for s in range(len(humans), players)
+        ]
+        game = Game(players, variant=variant, seed=seed)
+        stored_options = {**(extra_options or {}), **options.to_dict()}
+        game_id = await self.store.create_game(
+            players=players,
+            variant=variant,
+            seed=seed,
+            seats=[_record(s) for s in seats],
+            options=stored_options,
+            guild_id=guild_id,
+            channel_id=channel_id,
+        )
+        session = GameSession(
+            game_id,
+            game,
+            seats,
+            frontend=frontend or self.frontend,
+            agents=self.agents,
+            store=self.store,
+            options=options,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            clock=self.clock,
+        )
+        self._register(session)
+        if start:
+            session.start()
+        return session
+
+    # --- restart recovery -------------------------------------------------------------
+
+    async def recover(
+        self, frontend_for: Callable[[StoredGame], Frontend] | None = None
+    ) -> list[GameSession]:
+        """Resume every unfinished stored game; returns the sessions now running.
+
+        A game whose record no longer replays is left as it is in storage and logged.
+        """
+        resumed = []
+        for stored in await self.store.unfinished_games():
+            if stored.id in self._sessions:
+                continue
+            try:
+                session = self.resume(stored, frontend_for(stored) if frontend_for else None)
+            except (RecordError, ValueError) as exc:
+                log.error("game %d cannot be resumed: %s", stored.id, exc)
+                continue
+            session.start()
+            resumed.append(session)
+        return resumed
+
+    def resume(self, stored: StoredGame, frontend: Frontend | None = None) -> GameSession:
+        """Build (not start) the session of a stored running game by replaying it."""
+        session = GameSession.resume(
+            stored.id,
+            stored.record,
+            [SeatInfo(s.seat, s.name, s.user_id, s.agent) for s in stored.seats],
+            deadline=stored.deadline,
+            frontend=frontend or self.frontend,
+            agents=self.agents,
+            store=self.store,
+            options=SessionOptions.from_dict(stored.options),
+            guild_id=stored.guild_id,
+            channel_id=stored.channel_id,
+            clock=self.clock,
+        )
+        self._register(session)
+        return session
+
+    async def shutdown(self) -> None:
+        """Stop every session without ending its game (they resume on the next start)."""
+        sessions = list(self._sessions.values())
+        await asyncio.gather(*(s.stop() for s in sessions), return_exceptions=True)
+        for watcher in self._watchers:
+            watcher.cancel()
+        await asyncio.gather(*self._watchers, return_exceptions=True)
+        self._sessions.clear()
+
+    def _register(self, session: GameSession) -> None:
+        self._sessions[session.game_id] = session
+        bind_frontend(session.frontend, session)
+        watcher = asyncio.create_task(self._forget_when_done(session))
+        self._watchers.add(watcher)
+        watcher.add_done_callback(self._watchers.discard)
+
+    async def _forget_when_done(self, session: GameSession) -> None:
+        await session.wait_started()
+        await session.wait()
+        if session.is_over or session.failure is not None:
+            self._sessions.pop(session.game_id, None)
+
+
+def _record(seat: SeatInfo) -> SeatRecord:
+    return SeatRecord(seat.seat, seat.name, seat.user_id, seat.agent)
