@@ -127,6 +127,10 @@ def _shuffle(x: list[int], rng: random.Random) -> None:
         x[i], x[j] = x[j], x[i]
 
 
+# The public name of `_shuffle` for search code: `rng.shuffle(x)`'s result, in half the time.
+fast_shuffle = _shuffle
+
+
 def _randbelow(n: int, rng: random.Random) -> int:
     """`rng.randrange(n)` for a plain `random.Random` (what `first_president` calls)."""
     if type(rng) is not random.Random:

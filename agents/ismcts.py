@@ -1,0 +1,278 @@
+"""SO-ISMCTS: Single-Observer Information Set Monte Carlo Tree Search, the paper's baseline.
+
+Cowling, Powley and Whitehouse's SO-ISMCTS as the SO-ISMCTS paper applies it to Secret
+Hitler (Reinhardt, 2020), without its code's mistakes. One tree, the observer's: every
+player's decisions are its nodes. Each iteration
+
+1. samples a fresh determinization of the observer's view (`make_sampler`: by default
+   uniform among the hidden states its hard knowledge allows, see `agents.determinize`),
+   with its own seed for future reshuffles, so a path replays identically;
+2. descends with UCB1 over *availability* counts: a move's availability is the number of
+   times it was legal when its node was visited, so moves legal only in some
+   determinizations are not starved (`w/n + c * sqrt(ln(avail)/n)`, rewards in [0, 1]);
+3. expands one untried move (chosen uniformly) and plays out (`playout`: by default
+   uniformly random, `FastGame.play_random`);
+4. backs up, along the path, 1 or 0 for the team of the seat that moved at each node.
+
+A vote is one node per voter, each with two moves (Ja, Nein), and every voter's node is
+reached whatever the earlier ballots were: ballots are simultaneous and hidden, so a
+voter cannot condition on them (and the tree holds 2 moves per voter, not 2^n joint
+ballots). Other moves lead to a child per move and per what the table then sees by
+chance (the election's result, a chaos top-deck). The final choice is the root move
+with the most visits; with one distinct legal move the agent answers at once.
+
+`SOISMCTSAgent` keeps the tree code in `search`; a subclass changes the determinization
+sampler (`make_sampler`) or the playout policy (`playout`) and keeps the rest.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import ClassVar
+
+from engine import Action, Phase, PlayerView, Variant, WinReason
+from engine.fastsim import VOTE, FastGame, move_of
+
+from .base import AgentBase, Budget
+from .determinize import UniformSampler
+
+DEFAULT_ITERATIONS = 10_000  # the paper's setting
+DEFAULT_EXPLORATION = 0.7  # UCB1's c for rewards in [0, 1]
+
+# Whether the Liberals won, by ending: a dict lookup beats the enum property.
+_LIBERALS_WON: dict[WinReason, bool] = {
+    WinReason.FIVE_LIBERAL: True,
+    WinReason.HITLER_EXECUTED: True,
+    WinReason.SIX_FASCIST: False,
+    WinReason.HITLER_ELECTED: False,
+}
+
+
+class Node:
+    """One decision in the observer's tree: the seat to move and its moves' statistics.
+
+    Statistics are per move code (see `engine.fastsim`: a seat, a tile, a ballot...):
+    `visits` and `wins` (the mover's team won) of each move tried from here, and
+    `avail`, how often it was legal when this node was visited. `children` maps what
+    the observer saw happen (the move itself, except a ballot, and any chance result)
+    to the next decision.
+    """
+
+    __slots__ = ("avail", "children", "seat", "visits", "wins")
+
+    def __init__(self, seat: int, width: int) -> None:
+        self.seat = seat
+        self.visits = [0] * width
+        self.wins = [0] * width
+        self.avail = [0] * width
+        self.children: dict[int, Node] = {}
+
+    def tried(self) -> list[int]:
+        """The moves tried from this node, in move-code order."""
+        return [m for m, n in enumerate(self.visits) if n]
+
+    def size(self) -> int:
+        """Nodes in the subtree rooted here."""
+        return 1 + sum(child.size() for child in self.children.values())
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """A finished search: its tree, the iterations run and the time taken."""
+
+    root: Node
+    iterations: int
+    seconds: float
+    moves: tuple[int, ...]  # the root's legal moves
+    actions: tuple[Action, ...]  # the same, as the view's legal actions
+
+    def best_move(self) -> int:
+        """The root move with the most visits (ties: more wins, then listing order)."""
+        root = self.root
+        return max(self.moves, key=lambda m: (root.visits[m], root.wins[m]))
+
+    def best_action(self) -> Action:
+        """`best_move` as one of the view's legal actions."""
+        return self.actions[self.moves.index(self.best_move())]
+
+
+class SOISMCTSAgent(AgentBase):
+    """SO-ISMCTS with uniform determinizations and uniformly random playouts.
+
+    `exploration` is UCB1's c (rewards are 0 or 1). The budget's iterations default to
+    10,000; with `seconds` too, the search stops at whichever limit comes first.
+    `variant` is only needed for custom decks (views name the variant, not its deck).
+    """
+
+    name: ClassVar[str] = "ismcts"
+
+    def __init__(
+        self,
+        seat: int,
+        seed: int | None = None,
+        budget: Budget | None = None,
+        *,
+        exploration: float = DEFAULT_EXPLORATION,
+        variant: Variant | None = None,
+    ) -> None:
+        super().__init__(seat, seed, budget)
+        if exploration < 0:
+            raise ValueError("The exploration constant cannot be negative.")
+        self.exploration = exploration
+        self.variant = variant
+
+    # --- what a subclass may change -------------------------------------------------
+
+    def make_sampler(self, view: PlayerView) -> UniformSampler:
+        """The determinization sampler for this decision (any object with `game(rng)`)."""
+        return UniformSampler(view, self.variant)
+
+    def playout(self, game: FastGame, rng: random.Random) -> WinReason:
+        """Finish `game` from a leaf and say how it ended (uniformly random players)."""
+        return game.play_random(rng)
+
+    # --- the agent --------------------------------------------------------------------
+
+    def decide(self, view: PlayerView, rng: random.Random) -> Action:
+        """One distinct option: take it. Otherwise search and take the most visited."""
+        if len(view.legal_actions) == 1:
+            return view.legal_actions[0]
+        return self.search(view, rng).best_action()
+
+    def iteration_limit(self) -> tuple[int | None, float | None]:
+        """(iterations, seconds) from the budget; iterations default to 10,000."""
+        iterations, seconds = self.budget.iterations, self.budget.seconds
+        if iterations is None and seconds is None:
+            iterations = DEFAULT_ITERATIONS
+        return iterations, seconds
+
+    def search(self, view: PlayerView, rng: random.Random) -> SearchResult:
+        """Run SO-ISMCTS from `view` within the budget; return the tree."""
+        if view.seat != self.seat or not view.legal_actions:
+            raise ValueError(f"Seat {self.seat} has nothing to decide in this view.")
+        start = time.perf_counter()
+        iterations, seconds = self.iteration_limit()
+        deadline = None if seconds is None else start + seconds
+        sampler = self.make_sampler(view)
+        actions = tuple(view.legal_actions)
+        moves = tuple(move_of(a) for a in actions)
+        root = Node(self.seat, max(view.players, 3))
+        done = self._iterate(
+            root,
+            sampler,
+            rng,
+            iterations,
+            deadline,
+            root_votes=view.phase is Phase.VOTE,
+        )
+        return SearchResult(root, done, time.perf_counter() - start, moves, actions)
+
+    # --- the tree search --------------------------------------------------------------
+
+    def _iterate(
+        self,
+        root: Node,
+        sampler: UniformSampler,
+        rng: random.Random,
+        iterations: int | None,
+        deadline: float | None,
+        *,
+        root_votes: bool,
+    ) -> int:
+        """Run iterations until a limit; return how many ran."""
+        # Everything the loop touches lives in locals: attribute lookups cost more.
+        c = self.exploration
+        width = len(root.visits)
+        new_game = sampler.game
+        playout = self.playout
+        rand = rng.random
+        log = math.log
+        sqrt = math.sqrt
+        clock = time.perf_counter
+        liberals_won = _LIBERALS_WON
+        done = 0
+        while iterations is None or done < iterations:
+            if deadline is not None and not done & 15 and clock() >= deadline:
+                break
+            done += 1
+            game = new_game(rng)
+            node = root
+            path: list[tuple[Node, int, int]] = []
+            reason = None
+            while True:
+                visits = node.visits
+                avail = node.avail
+                if game.phase == VOTE:
+                    # A ballot: both moves are always legal, so this is UCB1 on two arms.
+                    voting = True
+                    total = avail[1] + 1
+                    avail[1] = avail[0] = total
+                    ja = visits[1]
+                    nein = visits[0]
+                    if ja and nein:
+                        untried = 0
+                        bonus = c * sqrt(log(total))
+                        wins = node.wins
+                        move = wins[1] / ja + bonus / sqrt(ja) >= wins[0] / nein + bonus / sqrt(
+                            nein
+                        )
+                    elif ja or nein:
+                        untried = 1
+                        move = not ja
+                    else:
+                        untried = 2
+                        move = rand() < 0.5
+                    move = int(move)
+                else:
+                    voting = False
+                    moves = game.legal_moves()
+                    untried = 0
+                    for m in moves:
+                        avail[m] += 1
+                        if not visits[m]:
+                            untried += 1
+                    if untried:
+                        # Expand: one untried move, uniformly.
+                        pick = int(rand() * untried) if untried > 1 else 0
+                        for m in moves:
+                            if not visits[m]:
+                                if not pick:
+                                    move = m
+                                    break
+                                pick -= 1
+                    else:
+                        wins = node.wins
+                        best = -1.0
+                        move = moves[0]
+                        for m in moves:
+                            n = visits[m]
+                            score = wins[m] / n + c * sqrt(log(avail[m]) / n)
+                            if score > best:
+                                best = score
+                                move = m
+                seat = node.seat
+                path.append((node, move, seat))
+                # A ballot's key leaves the ballot out: the next voter's node is the same.
+                key = game.cast(seat, move) if voting else move << 3 | game.step(move)
+                reason = game.reason
+                if reason is not None:
+                    break
+                child = node.children.get(key)
+                if child is None:
+                    child = node.children[key] = Node(game.to_move(), width)
+                node = child
+                if untried:
+                    break
+            if reason is None:
+                reason = playout(game, rng)
+            # Back up: each node's mover scores 1 if its team (in this determinization) won.
+            liberal = liberals_won[reason]
+            roles = game.roles
+            for node, move, seat in path:
+                node.visits[move] += 1
+                if (roles[seat] == 0) is liberal:
+                    node.wins[move] += 1
+        return done
