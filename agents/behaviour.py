@@ -1,0 +1,376 @@
+"""Every parameter of the behaviour model the belief uses, in one place.
+
+The exact belief (`agents.belief`) needs to know how likely each role is to take each
+public action: vote Ja, nominate someone, discard a Liberal, lie in a claim. Those
+likelihoods live here, in one frozen dataclass of probability tables. They are loaded
+from `agents/behaviour_fitted.json` (written by `python -m agents.fit_behaviour`, which
+counts what the project's agents actually do in simulated games) and fall back to the
+hand-set defaults of `default_behaviour()` when that file is absent.
+
+Conventions shared by every table:
+
+- a role index is 0 Liberal, 1 Fascist, 2 Hitler (`ROLE_INDEX`);
+- `zone` is 1 once three or more Fascist policies are on the board (the "Hitler zone",
+  where electing Hitler chancellor wins), else 0;
+- tile counts are numbers of Liberal tiles: `d` drawn by the president (0..3), `p`
+  passed to the chancellor (0..2), `j` seen in a policy peek (0..3);
+- `enacted` is 0 Liberal policy, 1 Fascist policy, 2 agenda vetoed;
+- every probability a legal action can have is kept away from 0 (`FLOOR`), so play the
+  model did not expect weakens an assignment without ruling it out. The one exception is
+  by design: a Liberal never lies in a claim (it may stay silent), so two Liberals'
+  contradicting claims are impossible and the belief rules that out exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engine import Role
+
+Table = npt.NDArray[np.float64]
+
+FITTED_PATH = Path(__file__).with_name("behaviour_fitted.json")
+FLOOR = 1e-3  # the least probability a legal action keeps (Liberal lies excepted)
+
+LIBERAL, FASCIST, HITLER = 0, 1, 2
+ROLE_INDEX: dict[Role, int] = {Role.LIBERAL: LIBERAL, Role.FASCIST: FASCIST, Role.HITLER: HITLER}
+ROLES_BY_INDEX: tuple[Role, ...] = (Role.LIBERAL, Role.FASCIST, Role.HITLER)
+PRESIDENT_POS, CHANCELLOR_POS, OTHER_POS = 0, 1, 2
+ENACTED_LIBERAL, ENACTED_FASCIST, VETOED = 0, 1, 2
+INVESTIGATE_POWER, SPECIAL_ELECTION_POWER, EXECUTION_POWER = 0, 1, 2
+
+# A president's claim (drew d Liberal tiles, passed p): the six consistent pairs, then
+# silence. Index into the last axis of `president_claim`.
+PRESIDENT_CLAIMS: tuple[tuple[int, int], ...] = ((0, 0), (1, 0), (1, 1), (2, 1), (2, 2), (3, 2))
+PRESIDENT_CLAIM_INDEX = {claim: i for i, claim in enumerate(PRESIDENT_CLAIMS)}
+PRESIDENT_SILENT = len(PRESIDENT_CLAIMS)
+CHANCELLOR_SILENT = 3  # outcomes 0..2: received that many Liberal tiles
+PEEK_SILENT = 4  # outcomes 0..3: that many Liberal tiles on top
+CLAIM_LIBERAL, CLAIM_FASCIST, INVESTIGATION_SILENT = 0, 1, 2
+
+
+def president_claim_legal(claim: int, enacted: int) -> bool:
+    """Whether president-claim outcome `claim` can be made after a session ending `enacted`."""
+    if claim == PRESIDENT_SILENT:
+        return True
+    passed = PRESIDENT_CLAIMS[claim][1]
+    if enacted == ENACTED_LIBERAL:
+        return passed >= 1
+    if enacted == ENACTED_FASCIST:
+        return passed <= 1
+    return True
+
+
+def chancellor_claim_legal(claim: int, enacted: int) -> bool:
+    """Whether chancellor-claim outcome `claim` can be made after a session ending `enacted`."""
+    if claim == CHANCELLOR_SILENT:
+        return True
+    if enacted == ENACTED_LIBERAL:
+        return claim >= 1
+    if enacted == ENACTED_FASCIST:
+        return claim <= 1
+    return True
+
+
+def president_truth_possible(d: int, p: int, enacted: int) -> bool:
+    """Whether a president who drew `d` and passed `p` Liberal tiles fits `enacted`."""
+    if p not in (d - 1, d) or not 0 <= p <= 2:
+        return False
+    return chancellor_claim_legal(p, enacted)
+
+
+@dataclass(frozen=True, eq=False)
+class Behaviour:
+    """How likely each role is to take each public action: the belief's likelihoods.
+
+    Every field is a numpy table; the axes are listed in each field's docstring (see
+    the module docstring for the index conventions). Liberal rows describe the table's
+    Liberals as a population: they do not know roles, but their play still correlates
+    with the truth (a Liberal who reads the table well nominates fewer Fascists).
+    """
+
+    vote_ja: Table
+    """P(Ja) by [voter role, voter position (president, chancellor, other), president
+    role, chancellor role, zone]. Fascists back governments holding a Fascist."""
+
+    nominate_weight: Table
+    """Choice weight of a chancellor nominee by [president role, nominee role, zone]:
+    the president picks an eligible seat with probability proportional to its weight."""
+
+    target_weight: Table
+    """Choice weight of a power's target by [power (investigate, special election,
+    execution), president role, target role], normalised over the legal targets."""
+
+    discard_liberal: Table
+    """P(president discards a Liberal tile) by [role, d Liberal tiles drawn, zone].
+    Forced for d = 0 (never) and d = 3 (always); the table's values there are ignored."""
+
+    enact_fascist: Table
+    """P(chancellor enacts the Fascist tile of a Liberal+Fascist hand) by [role, zone]."""
+
+    veto_propose: Table
+    """P(chancellor proposes a veto, once unlocked) by [role, p Liberal tiles held]."""
+
+    veto_agree: Table
+    """P(president agrees to a proposed veto) by [role, p Liberal tiles passed]."""
+
+    president_claim: Table
+    """P(claim outcome) by [president role, chancellor role, d drawn, p passed,
+    enacted, outcome]: outcomes are `PRESIDENT_CLAIMS` (drew, passed) then silence.
+    Each row sums to 1 over the outcomes legal after `enacted`; Liberals tell the truth."""
+
+    chancellor_claim: Table
+    """P(claim outcome) by [chancellor role, president role, p received, enacted,
+    outcome]: outcomes are 0..2 Liberal tiles received, then silence (index 3)."""
+
+    peek_claim: Table
+    """P(claim outcome) by [president role, j Liberal tiles seen, outcome]: outcomes
+    0..3 Liberal tiles claimed, then silence (index 4)."""
+
+    investigation_claim: Table
+    """P(claim outcome) by [president role, target role, outcome]: outcomes claim
+    Liberal, claim Fascist, silence."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            table = np.asarray(getattr(self, f.name), dtype=np.float64)
+            expected = SHAPES[f.name]
+            if table.shape != expected:
+                raise ValueError(f"Behaviour.{f.name} has shape {table.shape}, not {expected}.")
+            if not np.all(np.isfinite(table)) or np.any(table < 0):
+                raise ValueError(f"Behaviour.{f.name} holds a negative or non-finite value.")
+            table.setflags(write=False)
+            object.__setattr__(self, f.name, table)
+
+    def pass_probabilities(self, zone: int) -> Table:
+        """P(p passed | role, d drawn) as a [role, d, p] table (the discard made explicit)."""
+        out = np.zeros((3, 4, 3))
+        q = self.discard_liberal[:, :, zone]
+        out[:, 0, 0] = 1.0
+        out[:, 1, 0], out[:, 1, 1] = q[:, 1], 1.0 - q[:, 1]
+        out[:, 2, 1], out[:, 2, 2] = q[:, 2], 1.0 - q[:, 2]
+        out[:, 3, 2] = 1.0
+        return out
+
+    def enact_probabilities(self, zone: int) -> Table:
+        """P(enacted policy | role, p held) as a [role, p, enacted (L, F)] table."""
+        out = np.zeros((3, 3, 2))
+        e = self.enact_fascist[:, zone]
+        out[:, 0, 1] = 1.0
+        out[:, 1, 0], out[:, 1, 1] = 1.0 - e, e
+        out[:, 2, 0] = 1.0
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: each table as nested lists."""
+        return {f.name: np.round(getattr(self, f.name), 6).tolist() for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Behaviour:
+        """Inverse of `to_dict` (shapes and values are validated)."""
+        missing = [name for name in SHAPES if name not in data]
+        if missing:
+            raise ValueError(f"Behaviour data lacks {', '.join(missing)}.")
+        return cls(**{name: np.asarray(data[name], dtype=np.float64) for name in SHAPES})
+
+
+SHAPES: dict[str, tuple[int, ...]] = {
+    "vote_ja": (3, 3, 3, 3, 2),
+    "nominate_weight": (3, 3, 2),
+    "target_weight": (3, 3, 3),
+    "discard_liberal": (3, 4, 2),
+    "enact_fascist": (3, 2),
+    "veto_propose": (3, 3),
+    "veto_agree": (3, 3),
+    "president_claim": (3, 3, 4, 3, 3, len(PRESIDENT_CLAIMS) + 1),
+    "chancellor_claim": (3, 3, 3, 3, 4),
+    "peek_claim": (3, 4, 5),
+    "investigation_claim": (3, 3, 3),
+}
+
+
+def normalise_claims(behaviour_tables: dict[str, Table]) -> None:
+    """Make every claim row a distribution over its legal outcomes, in place.
+
+    Illegal outcomes get 0, legal ones at least `FLOOR`, except that a Liberal's only
+    outcomes are the truth and silence (a Liberal never lies).
+    """
+    pres = behaviour_tables["president_claim"]
+    for role in range(3):
+        for partner in range(3):
+            for d in range(4):
+                for p in range(3):
+                    for enacted in range(3):
+                        row = pres[role, partner, d, p, enacted]
+                        legal = [president_claim_legal(c, enacted) for c in range(len(row))]
+                        if role == LIBERAL:
+                            truth = PRESIDENT_CLAIM_INDEX.get((d, p))
+                            legal = [
+                                ok and c in (truth, PRESIDENT_SILENT) for c, ok in enumerate(legal)
+                            ]
+                        _normalise_row(row, legal)
+    chanc = behaviour_tables["chancellor_claim"]
+    for role in range(3):
+        for partner in range(3):
+            for p in range(3):
+                for enacted in range(3):
+                    row = chanc[role, partner, p, enacted]
+                    legal = [chancellor_claim_legal(c, enacted) for c in range(4)]
+                    if role == LIBERAL:
+                        legal = [ok and c in (p, CHANCELLOR_SILENT) for c, ok in enumerate(legal)]
+                    _normalise_row(row, legal)
+    peek = behaviour_tables["peek_claim"]
+    for role in range(3):
+        for j in range(4):
+            legal = [role != LIBERAL or c in (j, PEEK_SILENT) for c in range(5)]
+            _normalise_row(peek[role, j], legal)
+    inv = behaviour_tables["investigation_claim"]
+    for role in range(3):
+        for target in range(3):
+            shown = CLAIM_LIBERAL if target == LIBERAL else CLAIM_FASCIST
+            legal = [role != LIBERAL or c in (shown, INVESTIGATION_SILENT) for c in range(3)]
+            _normalise_row(inv[role, target], legal)
+
+
+def _normalise_row(row: Table, legal: list[bool]) -> None:
+    mask = np.array(legal)
+    row[~mask] = 0.0
+    total = row.sum()
+    row[mask] = row[mask] / total if total > 0 else 1.0 / mask.sum()
+    row[mask] = np.maximum(row[mask], FLOOR)
+    row /= row.sum()
+
+
+def clamp_probabilities(tables: dict[str, Table]) -> None:
+    """Keep the single-probability tables inside [FLOOR, 1 - FLOOR], in place."""
+    for name in ("vote_ja", "discard_liberal", "enact_fascist", "veto_propose", "veto_agree"):
+        np.clip(tables[name], FLOOR, 1.0 - FLOOR, out=tables[name])
+    for name in ("nominate_weight", "target_weight"):
+        np.clip(tables[name], FLOOR, None, out=tables[name])
+
+
+def default_behaviour() -> Behaviour:
+    """Hand-set likelihoods used until a fit exists (rough play of sensible humans).
+
+    Liberals mostly keep Liberal tiles and vote for the governments they trust; Fascists
+    back governments holding a Fascist, discard Liberal tiles two times out of three,
+    and lie in about half of their claims; Hitler plays like a cautious Fascist.
+    """
+    t: dict[str, Table] = {name: np.zeros(shape) for name, shape in SHAPES.items()}
+    vote = t["vote_ja"]
+    for voter in range(3):
+        for pos in range(3):
+            for pres in range(3):
+                for chanc in range(3):
+                    for zone in range(2):
+                        bad = (pres != LIBERAL) + (chanc != LIBERAL)
+                        if pos != OTHER_POS:
+                            vote[voter, pos, pres, chanc, zone] = 0.95
+                        elif voter == LIBERAL:
+                            vote[voter, pos, pres, chanc, zone] = 0.65 - 0.1 * bad
+                        elif voter == FASCIST:
+                            hitler_chancellor = zone == 1 and chanc == HITLER
+                            vote[voter, pos, pres, chanc, zone] = (
+                                0.97 if hitler_chancellor else (0.8 if bad else 0.45)
+                            )
+                        else:
+                            vote[voter, pos, pres, chanc, zone] = 0.6 if bad else 0.55
+    nominate = t["nominate_weight"]
+    nominate[LIBERAL] = [[1.0, 1.0], [0.8, 0.8], [0.8, 0.6]]
+    nominate[FASCIST] = [[1.0, 1.0], [1.5, 1.5], [1.5, 4.0]]
+    nominate[HITLER] = [[1.0, 1.0], [1.2, 1.2], [1.0, 1.0]]
+    target = t["target_weight"]
+    target[INVESTIGATE_POWER] = [[1.0, 1.5, 1.5], [1.0, 0.7, 0.5], [1.0, 1.0, 1.0]]
+    target[SPECIAL_ELECTION_POWER] = [[1.0, 0.8, 0.8], [1.0, 1.5, 1.5], [1.0, 1.2, 1.0]]
+    target[EXECUTION_POWER] = [[1.0, 1.5, 2.0], [1.0, 0.2, 0.05], [1.0, 0.5, 1.0]]
+    discard = t["discard_liberal"]
+    discard[:, 3, :] = 1.0
+    discard[LIBERAL, 1:3, :] = 0.05
+    discard[FASCIST, 1:3, :] = [[0.6, 0.75], [0.45, 0.6]]
+    discard[HITLER, 1:3, :] = [[0.4, 0.6], [0.3, 0.45]]
+    t["enact_fascist"][:] = [[0.05, 0.05], [0.65, 0.85], [0.45, 0.7]]
+    t["veto_propose"][:] = [[0.8, 0.05, 0.02], [0.05, 0.1, 0.7], [0.1, 0.1, 0.5]]
+    t["veto_agree"][:] = [[0.9, 0.3, 0.05], [0.05, 0.5, 0.8], [0.1, 0.4, 0.6]]
+    # Claims: truthful 0.95 / silent 0.05 for Liberals; the others' truth gets weight 10,
+    # silence 1 and each lie 2 before normalisation (roughly half their claims are lies).
+    pres = t["president_claim"]
+    for d in range(4):
+        for p in range(3):
+            truth = PRESIDENT_CLAIM_INDEX.get((d, p))
+            pres[:, :, d, p, :, :] = 2.0
+            pres[:, :, d, p, :, PRESIDENT_SILENT] = 1.0
+            pres[LIBERAL, :, d, p, :, PRESIDENT_SILENT] = 0.05
+            if truth is not None:
+                pres[:, :, d, p, :, truth] = 10.0
+                pres[LIBERAL, :, d, p, :, truth] = 0.95
+    chanc = t["chancellor_claim"]
+    for p in range(3):
+        chanc[:, :, p, :, :] = 2.0
+        chanc[:, :, p, :, p] = 10.0
+        chanc[:, :, p, :, CHANCELLOR_SILENT] = 1.0
+        chanc[LIBERAL, :, p, :, p] = 0.95
+        chanc[LIBERAL, :, p, :, CHANCELLOR_SILENT] = 0.05
+    peek = t["peek_claim"]
+    for j in range(4):
+        peek[:, j, :] = 2.0
+        peek[:, j, j] = 10.0
+        peek[:, j, PEEK_SILENT] = 1.0
+        peek[LIBERAL, j, j], peek[LIBERAL, j, PEEK_SILENT] = 0.95, 0.05
+    inv = t["investigation_claim"]
+    inv[LIBERAL] = [[0.95, 0.0, 0.05], [0.0, 0.95, 0.05], [0.0, 0.95, 0.05]]
+    inv[FASCIST] = [[0.5, 0.45, 0.05], [0.9, 0.05, 0.05], [0.9, 0.05, 0.05]]
+    inv[HITLER] = [[0.7, 0.25, 0.05], [0.5, 0.45, 0.05], [0.5, 0.45, 0.05]]
+    clamp_probabilities(t)
+    normalise_claims(t)
+    return Behaviour(**t)
+
+
+_ACTIVE: dict[int, Behaviour] | None = None
+
+
+def use_behaviours(by_players: dict[int, Behaviour] | None) -> None:
+    """Make `load_behaviour` return these (per player count); None goes back to the file.
+
+    For the fitting script, which plays rounds of games with the model it just fitted.
+    """
+    global _ACTIVE
+    _ACTIVE = dict(by_players) if by_players is not None else None
+
+
+def load_behaviour(players: int, path: Path | None = None) -> Behaviour:
+    """The fitted behaviour for a player count, or the defaults if no fit is stored."""
+    if _ACTIVE is not None and path is None and players in _ACTIVE:
+        return _ACTIVE[players]
+    return _load(players, str(path or FITTED_PATH))
+
+
+@cache
+def _load(players: int, path: str) -> Behaviour:
+    file = Path(path)
+    if not file.exists():
+        return default_behaviour()
+    data = json.loads(file.read_text())
+    by_players = data.get("by_players", {})
+    tables = by_players.get(str(players)) or data.get("pooled")
+    if tables is None:
+        return default_behaviour()
+    return Behaviour.from_dict(tables)
+
+
+def save_behaviour(
+    by_players: dict[int, Behaviour], pooled: Behaviour, meta: dict[str, Any], path: Path
+) -> None:
+    """Write fitted behaviours (per player count, plus the pooled fit) as JSON."""
+    data = {
+        **meta,
+        "pooled": pooled.to_dict(),
+        "by_players": {str(n): b.to_dict() for n, b in sorted(by_players.items())},
+    }
+    path.write_text(json.dumps(data, separators=(",", ":")) + "\n")

@@ -1,0 +1,768 @@
+"""Exact Bayesian belief over role assignments, from one seat's point of view.
+
+`Belief` enumerates every role assignment consistent with what the seat knows (10
+players, a spectator: 10 Hitler seats x C(9, 3) Fascist sets = 840 assignments; a
+Liberal at 10 players: 504) and keeps the exact posterior over them, updated by every
+event the seat can see, with the likelihoods of `agents.behaviour`.
+
+The hidden state besides roles is carried per assignment in one numpy array, the
+joint `P(assignment, j, r, d, p)`:
+
+- `r`: Liberal tiles in the draw pile below any peeked block. The deck is conserved
+  (Liberal tiles in draw + discard + hand = Liberal tiles not enacted), so after a
+  reshuffle `r` is known exactly; between reshuffles it follows hypergeometric draws
+  whose outcome depends on who discarded what, hence per assignment.
+- `j`: Liberal tiles among the three a policy peek showed (axis of size 1 without a peek).
+  Chaos may take tiles off that block before it is drawn; those tiles are public.
+- `d`, `p`: Liberal tiles the president of the last session drew and passed (axes of
+  size 1 outside a session). They stay latent until the session's claim windows close
+  (at the next session's draw), because the claims are evidence about them.
+
+A seat's own decisions are never used as evidence about others (it knows why it made
+them), and its private events (its draw, its hand, its peek, its investigation
+result, its team knowledge) condition the joint exactly. A spectator (`seat=None`)
+sees public events only. Hard deductions are exact zeros: `ChancellorNotHitler`, an
+execution the game survives, a result the seat saw, two Liberals' contradicting claims
+(a Liberal never lies in the behaviour model).
+
+Evidence that contradicts everything (possible only if a human Liberal misclaims) is
+ignored and counted in `inconsistent`, so the belief never divides by zero.
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from itertools import combinations
+from math import comb
+
+import numpy as np
+import numpy.typing as npt
+
+from bot.suspicion import Marginals
+from engine import Party, Policy, Power, Role, Setup, Variant
+from engine import events as ev
+from engine.views import PlayerView
+
+from .behaviour import (
+    CHANCELLOR_POS,
+    CHANCELLOR_SILENT,
+    CLAIM_FASCIST,
+    CLAIM_LIBERAL,
+    ENACTED_FASCIST,
+    ENACTED_LIBERAL,
+    EXECUTION_POWER,
+    FASCIST,
+    HITLER,
+    INVESTIGATE_POWER,
+    INVESTIGATION_SILENT,
+    LIBERAL,
+    OTHER_POS,
+    PEEK_SILENT,
+    PRESIDENT_CLAIM_INDEX,
+    PRESIDENT_POS,
+    PRESIDENT_SILENT,
+    ROLE_INDEX,
+    ROLES_BY_INDEX,
+    SPECIAL_ELECTION_POWER,
+    VETOED,
+    Behaviour,
+    load_behaviour,
+)
+
+Array = npt.NDArray[np.float64]
+HITLER_ZONE = 3
+VETO_AT = 5
+
+
+@cache
+def role_assignments(players: int, fascists: int) -> npt.NDArray[np.int8]:
+    """Every role assignment (rows of role indices per seat): Hitler seat x Fascist set."""
+    rows = []
+    for hitler in range(players):
+        others = [s for s in range(players) if s != hitler]
+        for fascist_seats in combinations(others, fascists):
+            row = [LIBERAL] * players
+            row[hitler] = HITLER
+            for s in fascist_seats:
+                row[s] = FASCIST
+            rows.append(row)
+    table = np.array(rows, dtype=np.int8)
+    table.setflags(write=False)
+    return table
+
+
+def hypergeom(population: int, liberals: int, draws: int, hits: int) -> float:
+    """P(`hits` Liberal tiles among `draws` from a pile of `population` with `liberals`)."""
+    if not (0 <= hits <= draws <= population and 0 <= liberals <= population):
+        return 0.0
+    if hits > liberals or draws - hits > population - liberals:
+        return 0.0
+    return (
+        comb(liberals, hits) * comb(population - liberals, draws - hits) / comb(population, draws)
+    )
+
+
+@cache
+def _draw_matrix(blocks: int, depth: int, block_size: int, block_out: int, pile: int) -> Array:
+    """Transition (j, r) -> (r', d) of a three-tile draw, flattened for one matmul.
+
+    The draw takes the `block_size` peeked tiles (holding j - `block_out` Liberal ones)
+    and 3 - `block_size` tiles from the `pile - block_size` below, which hold r.
+    """
+    matrix = np.zeros((blocks, depth, depth, 4))
+    from_rest = 3 - block_size
+    rest = pile - block_size
+    for j in range(blocks):
+        on_top = j - block_out if block_size else 0
+        if not 0 <= on_top <= block_size:
+            continue
+        for r in range(depth):
+            for x in range(from_rest + 1):
+                chance = hypergeom(rest, r, from_rest, x)
+                if chance:
+                    matrix[j, r, r - x, on_top + x] += chance
+    matrix = matrix.reshape(blocks * depth, depth * 4)
+    matrix.setflags(write=False)
+    return matrix
+
+
+@cache
+def _peek_matrix(depth: int, pile: int) -> Array:
+    """Transition r -> (j, r') of a policy peek: the top three hold j of the r Liberals."""
+    matrix = np.zeros((depth, 4, depth))
+    for r in range(depth):
+        for j in range(4):
+            chance = hypergeom(pile, r, 3, j)
+            if chance:
+                matrix[r, j, r - j] = chance
+    matrix.setflags(write=False)
+    return matrix
+
+
+def _liberal_count(tiles: Iterable[Policy]) -> int:
+    return sum(1 for t in tiles if t is Policy.LIBERAL)
+
+
+@dataclass(slots=True)
+class _Session:
+    """The legislative session in progress, or the last one while its claims are open."""
+
+    president: int
+    chancellor: int
+    zone: int
+    stage: str = "drawn"  # "drawn" (president holds 3), "passed" (chancellor holds 2), "done"
+    my_drawn: int | None = None
+    my_discard: Policy | None = None
+    veto_unlocked: bool = False
+    veto_proposed: bool = False
+    enacted: int | None = None  # ENACTED_LIBERAL / ENACTED_FASCIST / VETOED once done
+    president_claimed: bool = False
+    chancellor_claimed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Determinization:
+    """One sample of the hidden state: roles, and the Liberal tiles the pile holds.
+
+    `draw_liberals` counts every Liberal tile in the draw pile. If a peeked block is
+    still on top, its `top_size` tiles hold `top_liberals` of them (the seat itself
+    knows their order if it peeked). `hand_liberals` is the Liberal count of the hand
+    being held now (the president's three tiles, or the chancellor's two), else None.
+    A caller builds a concrete pile from these counts (random order, or the seat's peek).
+    """
+
+    roles: tuple[Role, ...]
+    draw_liberals: int
+    top_size: int
+    top_liberals: int
+    hand_liberals: int | None
+
+
+class Belief:
+    """The exact posterior over role assignments (and deck state) of one seat.
+
+    Feed it the events the seat sees (`update`, `update_all`, or `sync` with a view);
+    read `marginals()`, `probabilities()`, `pair_liberal()` or draw determinizations
+    from `sampler()`. `seat=None` is the table's observer: public events only.
+    """
+
+    def __init__(
+        self, setup: Setup, seat: int | None = None, behaviour: Behaviour | None = None
+    ) -> None:
+        self.setup = setup
+        self.seat = seat
+        self.players = setup.players
+        self.behaviour = behaviour if behaviour is not None else load_behaviour(setup.players)
+        self.depth = setup.liberal_tiles + 1  # r takes values 0..liberal_tiles
+        self._set_roles(role_assignments(setup.players, setup.fascists))
+        self.joint: Array = np.zeros((len(self.roles), 1, self.depth, 1, 1))
+        self.joint[:, 0, setup.liberal_tiles, 0, 0] = 1.0 / len(self.roles)
+        # Public state, tracked from events.
+        self.draw_pile = setup.liberal_tiles + setup.fascist_tiles
+        self.block_size = 0  # peeked tiles still on top of the draw pile
+        self.block_out = 0  # Liberal tiles chaos took off that block
+        self.liberal_policies = 0
+        self.fascist_policies = setup.fascist_policies_at_start
+        self.alive = [True] * setup.players
+        self.president: int | None = None
+        self.last_government: tuple[int | None, int | None] = (None, None)
+        self.investigated: set[int] = set()
+        self.session: _Session | None = None
+        self.peek_window: int | None = None  # the peeker, until the peek claim or next draw
+        self.my_peek: int | None = None
+        self.investigation_window: tuple[int, int] | None = None
+        self.pending_execution: int | None = None
+        self.over = False
+        self.events_seen = 0  # events visible to this seat processed so far
+        self.inconsistent = 0  # evidence ignored because it contradicted everything
+
+    # --- construction -----------------------------------------------------------------
+
+    @classmethod
+    def for_view(
+        cls,
+        view: PlayerView,
+        behaviour: Behaviour | None = None,
+        setup: Setup | None = None,
+    ) -> Belief:
+        """The belief of `view.seat` (None: the table) after every event of `view`.
+
+        The setup comes from the view's variant name; a `custom` variant's deck is not
+        in the view, so pass its `setup` explicitly.
+        """
+        if setup is None:
+            if view.variant == "custom":
+                raise ValueError("A custom variant's deck is not in the view: pass its setup.")
+            setup = Variant(view.variant).setup(view.players)
+        belief = cls(setup, view.seat, behaviour)
+        belief.sync(view)
+        return belief
+
+    def sync(self, view: PlayerView) -> None:
+        """Process the events of `view` this belief has not seen yet."""
+        if view.seat != self.seat:
+            raise ValueError(f"A belief of seat {self.seat} was shown seat {view.seat}'s view.")
+        visible = [e for e in view.events if e.visible_to(self.seat)]
+        for event in visible[self.events_seen :]:
+            self.update(event)
+
+    def update_all(self, events: Iterable[ev.Event]) -> None:
+        """Process events in order (those this seat may not see are skipped)."""
+        for event in events:
+            self.update(event)
+
+    def _set_roles(self, roles: npt.NDArray[np.int8]) -> None:
+        self.roles = roles
+        self.is_liberal = (roles == LIBERAL).astype(np.float64)
+        self.is_fascist = (roles == FASCIST).astype(np.float64)
+        self.is_hitler = (roles == HITLER).astype(np.float64)
+
+    # --- queries ----------------------------------------------------------------------
+
+    def probabilities(self) -> Array:
+        """P(assignment) for each row of `self.roles` (sums to 1)."""
+        weights = self.joint.sum(axis=(1, 2, 3, 4))
+        return np.asarray(weights / weights.sum())
+
+    def assignments(self) -> list[tuple[Role, ...]]:
+        """The role assignments the rows of `probabilities()` stand for."""
+        return [tuple(ROLES_BY_INDEX[i] for i in row) for row in self.roles]
+
+    def marginals(self) -> Marginals:
+        """Per seat (P(Liberal), P(Fascist), P(Hitler)); Fascist excludes Hitler."""
+        p = self.probabilities()
+        lib, fas, hit = p @ self.is_liberal, p @ self.is_fascist, p @ self.is_hitler
+        return tuple((float(lib[s]), float(fas[s]), float(hit[s])) for s in range(self.players))
+
+    def party_fascist(self) -> Array:
+        """Per seat P(Fascist party), Hitler included (sums to the Fascist team's size)."""
+        p = self.probabilities()
+        return np.asarray(1.0 - p @ self.is_liberal)
+
+    def hitler(self) -> Array:
+        """Per seat P(Hitler) (sums to 1)."""
+        return np.asarray(self.probabilities() @ self.is_hitler)
+
+    def pair_liberal(self) -> Array:
+        """`out[a, b]` = P(seats a and b are both Liberal) (diagonal: P(a Liberal))."""
+        p = self.probabilities()
+        return np.asarray(self.is_liberal.T @ (self.is_liberal * p[:, None]))
+
+    def draw_liberal_distribution(self) -> Array:
+        """P(Liberal tiles in the whole draw pile = k | assignment), shape (A, liberal+1).
+
+        Rows of impossible assignments are zero.
+        """
+        on_top = np.arange(self.joint.shape[1]) - self.block_out if self.block_size else None
+        out = np.zeros((len(self.roles), self.depth))
+        per_jr = self.joint.sum(axis=(3, 4))  # (A, J, R)
+        for j in range(per_jr.shape[1]):
+            shift = 0 if on_top is None else int(on_top[j])
+            if not 0 <= shift <= self.block_size:
+                continue
+            out[:, shift:] += per_jr[:, j, : self.depth - shift]
+        totals = out.sum(axis=1, keepdims=True)
+        return np.divide(out, totals, out=np.zeros_like(out), where=totals > 0)
+
+    def sampler(self) -> DeterminizationSampler:
+        """A sampler of determinizations from the current posterior (build once per decision)."""
+        return DeterminizationSampler(self)
+
+    # --- evidence helpers --------------------------------------------------------------
+
+    def _weigh(self, factor: Array) -> None:
+        """Multiply the joint by a likelihood (broadcast) and renormalise.
+
+        A factor that would zero every assignment contradicts the model's hard rules
+        (a Liberal human misclaimed, say): it is ignored and counted.
+        """
+        weighed = self.joint * factor
+        total = float(weighed.sum())
+        if not total > 0.0 or not np.isfinite(total):
+            self.inconsistent += 1
+            return
+        # Queries normalise; rescale only before the numbers could underflow.
+        self.joint = weighed if total > 1e-150 else weighed / total
+
+    def _weigh_assignments(self, factor: Array) -> None:
+        self._weigh(factor[:, None, None, None, None])
+
+    def _choice(self, weights: Array, chooser: int, chosen: int, options: Sequence[int]) -> None:
+        """Evidence of a choice made with probability proportional to `weights[role, role]`."""
+        if chooser == self.seat or chosen not in options:
+            return
+        chooser_roles = self.roles[:, chooser]
+        option_weights = weights[chooser_roles[:, None], self.roles[:, list(options)]]
+        chosen_weight = weights[chooser_roles, self.roles[:, chosen]]
+        self._weigh_assignments(chosen_weight / option_weights.sum(axis=1))
+
+    def _zone(self) -> int:
+        return int(self.fascist_policies >= HITLER_ZONE)
+
+    def _living_others(self, seat: int) -> list[int]:
+        return [s for s in range(self.players) if self.alive[s] and s != seat]
+
+    def eligible_chancellors(self, president: int) -> list[int]:
+        """The seats `president` may nominate now, from the public record."""
+        last_president, last_chancellor = self.last_government
+        limited = {last_chancellor}
+        if sum(self.alive) > 5:
+            limited.add(last_president)
+        return [s for s in self._living_others(president) if s not in limited]
+
+    # --- the event handler ------------------------------------------------------------
+
+    def update(self, event: ev.Event) -> None:
+        """Process one event (ignored if this seat may not see it)."""
+        if not event.visible_to(self.seat):
+            return
+        self.events_seen += 1
+        if self.pending_execution is not None and not isinstance(event, ev.GameEnded):
+            # The game went on after the execution: the victim was not Hitler.
+            self._weigh_assignments((self.roles[:, self.pending_execution] != HITLER) * 1.0)
+            self.pending_execution = None
+        match event:
+            case ev.GameStarted():
+                self.fascist_policies = event.fascist_policies
+            case ev.RoleDealt():
+                self._role_dealt(event)
+            case ev.PresidentialCandidate():
+                self.president = event.president
+            case ev.ChancellorNominated():
+                weights = self.behaviour.nominate_weight[:, :, self._zone()]
+                options = self.eligible_chancellors(event.president)
+                self._choice(weights, event.president, event.chancellor, options)
+            case ev.ElectionResult():
+                self._election(event)
+            case ev.ChancellorNotHitler():
+                self._weigh_assignments((self.roles[:, event.chancellor] != HITLER) * 1.0)
+            case ev.PoliciesDrawn():
+                self._policies_drawn(event)
+            case ev.PolicyDiscarded():
+                session = self.session
+                if session is not None and session.stage == "drawn":
+                    session.my_discard = event.policy
+            case ev.PolicyHandPassed():
+                self._hand_passed()
+            case ev.PoliciesReceived():
+                self._condition_axis(4, _liberal_count(event.tiles))
+            case ev.VetoProposed():
+                self._veto_proposed()
+            case ev.VetoReplied():
+                self._veto_replied(event.agreed)
+            case ev.PolicyEnacted():
+                if event.chaos:
+                    self._chaos(event.policy)
+                else:
+                    self._enacted(event.policy)
+                self.liberal_policies = event.liberal_policies
+                self.fascist_policies = event.fascist_policies
+            case ev.TermLimitsCleared():
+                self.last_government = (None, None)
+            case ev.DeckReshuffled():
+                self._reshuffle(event.draw_pile)
+            case ev.PowerGranted():
+                if event.power is Power.POLICY_PEEK:
+                    self._peek(event.president)
+            case ev.PolicyPeeked():
+                self.my_peek = _liberal_count(event.tiles)
+                self._condition_axis(1, self.my_peek)
+            case ev.PlayerInvestigated():
+                weights = self.behaviour.target_weight[INVESTIGATE_POWER]
+                options = [
+                    s for s in self._living_others(event.president) if s not in self.investigated
+                ]
+                self._choice(weights, event.president, event.target, options)
+                self.investigated.add(event.target)
+                self.investigation_window = (event.president, event.target)
+            case ev.InvestigationResult():
+                shown = self.roles[:, event.target] != LIBERAL
+                self._weigh_assignments((shown == (event.party is Party.FASCIST)) * 1.0)
+            case ev.SpecialElectionCalled():
+                weights = self.behaviour.target_weight[SPECIAL_ELECTION_POWER]
+                options = self._living_others(event.president)
+                self._choice(weights, event.president, event.target, options)
+            case ev.PlayerExecuted():
+                weights = self.behaviour.target_weight[EXECUTION_POWER]
+                options = self._living_others(event.president)
+                self._choice(weights, event.president, event.target, options)
+                self.alive[event.target] = False
+                self.pending_execution = event.target
+            case ev.GameEnded():
+                self._game_ended(event.roles)
+            case ev.PresidentClaimed():
+                self._president_claimed(event)
+            case ev.ChancellorClaimed():
+                self._chancellor_claimed(event)
+            case ev.PeekClaimed():
+                self._peek_claimed(event)
+            case ev.InvestigationClaimed():
+                self._investigation_claimed(event)
+
+    # --- role knowledge and the end ---------------------------------------------------
+
+    def _role_dealt(self, event: ev.RoleDealt) -> None:
+        keep = self.roles[:, event.seat] == ROLE_INDEX[event.role]
+        for other, role in event.known:
+            keep &= self.roles[:, other] == ROLE_INDEX[role]
+        self._set_roles(self.roles[keep])
+        self.joint = self.joint[keep]
+        self.joint /= self.joint.sum()
+
+    def _game_ended(self, roles: Sequence[Role]) -> None:
+        self.over = True
+        truth = np.array([ROLE_INDEX[r] for r in roles], dtype=np.int8)
+        match = np.all(self.roles == truth, axis=1)
+        if match.any():
+            self.joint = self.joint * match[:, None, None, None, None]
+            self.joint /= self.joint.sum()
+
+    # --- elections and sessions -------------------------------------------------------
+
+    def _election(self, result: ev.ElectionResult) -> None:
+        zone = self._zone()
+        voters = [s for s, b in enumerate(result.votes) if b is not None and s != self.seat]
+        if voters:
+            president, chancellor = result.president, result.chancellor
+            positions = np.array(
+                [
+                    PRESIDENT_POS
+                    if s == president
+                    else (CHANCELLOR_POS if s == chancellor else OTHER_POS)
+                    for s in voters
+                ]
+            )
+            ja = np.array([bool(result.votes[s]) for s in voters])
+            chance_ja = self.behaviour.vote_ja[
+                self.roles[:, voters],
+                positions[None, :],
+                self.roles[:, president][:, None],
+                self.roles[:, chancellor][:, None],
+                zone,
+            ]
+            self._weigh_assignments(np.where(ja, chance_ja, 1.0 - chance_ja).prod(axis=1))
+        if not result.elected:
+            return
+        self.last_government = (result.president, result.chancellor)
+        self._close_claim_windows()
+        self.session = _Session(
+            result.president,
+            result.chancellor,
+            zone,
+            veto_unlocked=self.fascist_policies >= VETO_AT,
+        )
+        self._draw()
+
+    def _close_claim_windows(self) -> None:
+        """The next session draws: claims not made by now are silences."""
+        behaviour = self.behaviour
+        session = self.session
+        if session is not None and session.stage == "done" and session.enacted is not None:
+            p_roles, c_roles = self.roles[:, session.president], self.roles[:, session.chancellor]
+            if self._silent(session.president, session.president_claimed):
+                table = behaviour.president_claim[p_roles, c_roles, :, :, session.enacted]
+                self._weigh(table[:, None, None, :, :, PRESIDENT_SILENT])
+            if self._silent(session.chancellor, session.chancellor_claimed):
+                table = behaviour.chancellor_claim[c_roles, p_roles, :, session.enacted]
+                self._weigh(table[:, None, None, None, :, CHANCELLOR_SILENT])
+        self.session = None
+        self.joint = self.joint.sum(axis=(3, 4), keepdims=True)
+        if self.peek_window is not None:
+            peeker = self.peek_window
+            if self._silent(peeker, False):
+                table = behaviour.peek_claim[self.roles[:, peeker], :, PEEK_SILENT]
+                self._weigh(table[:, :, None, None, None])
+            self.peek_window = None
+            self._drop_spent_block()
+        if self.investigation_window is not None:
+            president, target = self.investigation_window
+            if self._silent(president, False):
+                table = behaviour.investigation_claim[
+                    self.roles[:, president], self.roles[:, target], INVESTIGATION_SILENT
+                ]
+                self._weigh_assignments(table)
+            self.investigation_window = None
+
+    def _silent(self, seat: int, claimed: bool) -> bool:
+        """Whether a closing window counts as `seat` choosing silence (evidence)."""
+        return not claimed and self.alive[seat] and seat != self.seat
+
+    def _draw(self) -> None:
+        blocks = self.joint.shape[1]
+        matrix = _draw_matrix(blocks, self.depth, self.block_size, self.block_out, self.draw_pile)
+        flat = self.joint.reshape(len(self.roles), blocks * self.depth)
+        self.joint = (flat @ matrix).reshape(len(self.roles), 1, self.depth, 4, 1)
+        self.draw_pile -= 3
+        self.block_size = self.block_out = 0
+
+    def _policies_drawn(self, event: ev.PoliciesDrawn) -> None:
+        if self.session is not None:
+            self.session.my_drawn = _liberal_count(event.tiles)
+            self._condition_axis(3, self.session.my_drawn)
+
+    def _condition_axis(self, axis: int, value: int) -> None:
+        """The seat saw the value of a latent axis (its draw, hand or peek)."""
+        mask = np.zeros(self.joint.shape[axis])
+        if 0 <= value < len(mask):
+            mask[value] = 1.0
+        shape = [1] * 5
+        shape[axis] = len(mask)
+        self._weigh(mask.reshape(shape))
+
+    def _hand_passed(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        session.stage = "passed"
+        if session.president == self.seat and session.my_drawn is not None:
+            passed = session.my_drawn - (session.my_discard is Policy.LIBERAL)
+            pass_table = np.zeros((1, 4, 3))
+            pass_table[0, :, passed] = 1.0
+        else:
+            pass_table = self.behaviour.pass_probabilities(session.zone)[
+                self.roles[:, session.president]
+            ]
+        self.joint = self.joint * pass_table[:, None, None, :, :]
+
+    def _veto_proposed(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        session.veto_proposed = True
+        if session.chancellor != self.seat:
+            table = self.behaviour.veto_propose[self.roles[:, session.chancellor]]
+            self._weigh(table[:, None, None, None, :])
+
+    def _veto_replied(self, agreed: bool) -> None:
+        session = self.session
+        if session is None:
+            return
+        if session.president != self.seat:
+            table = self.behaviour.veto_agree[self.roles[:, session.president]]
+            self._weigh((table if agreed else 1.0 - table)[:, None, None, None, :])
+        if agreed:
+            session.stage, session.enacted = "done", VETOED
+
+    def _enacted(self, policy: Policy) -> None:
+        session = self.session
+        if session is None:
+            return
+        index = ENACTED_LIBERAL if policy is Policy.LIBERAL else ENACTED_FASCIST
+        if session.chancellor != self.seat:
+            c_roles = self.roles[:, session.chancellor]
+            chance = self.behaviour.enact_probabilities(session.zone)[c_roles, :, index]
+            if session.veto_unlocked and not session.veto_proposed:
+                chance = chance * (1.0 - self.behaviour.veto_propose[c_roles])
+            self._weigh(chance[:, None, None, None, :])
+        session.stage, session.enacted = "done", index
+
+    # --- the deck ---------------------------------------------------------------------
+
+    def _chaos(self, policy: Policy) -> None:
+        """A chaos top-deck: the top tile of the peeked block if any, else of the pile."""
+        liberal = policy is Policy.LIBERAL
+        if self.block_size:
+            on_top = np.arange(self.joint.shape[1]) - self.block_out
+            valid = (on_top >= 0) & (on_top <= self.block_size)
+            chance_liberal = np.where(valid, on_top / self.block_size, 0.0)
+            chance = chance_liberal if liberal else np.where(valid, 1.0 - chance_liberal, 0.0)
+            self._weigh(chance[None, :, None, None, None])
+            self.block_out += liberal
+            self.block_size -= 1
+        else:
+            pile = self.draw_pile
+            r = np.arange(self.depth)
+            if liberal:
+                shifted = np.zeros_like(self.joint)
+                shifted[:, :, :-1] = (
+                    self.joint[:, :, 1:] * (r[1:] / pile)[None, None, :, None, None]
+                )
+                total = float(shifted.sum())
+                if total > 0:
+                    self.joint = shifted / total
+                else:
+                    self.inconsistent += 1
+            else:
+                self._weigh(np.clip((pile - r) / pile, 0.0, None)[None, None, :, None, None])
+        self.draw_pile -= 1
+
+    def _reshuffle(self, size: int) -> None:
+        """Draw and discard piles shuffled together: the new pile's Liberal count is known."""
+        remaining = self.setup.liberal_tiles - self.liberal_policies
+        collapsed = np.zeros_like(self.joint)
+        collapsed[:, :, remaining] = self.joint.sum(axis=2)
+        self.joint = collapsed
+        self.draw_pile = size
+        self.block_size = self.block_out = 0
+        self._drop_spent_block()
+
+    def _drop_spent_block(self) -> None:
+        """Forget the peek axis once the block is gone and its claim window closed."""
+        if self.joint.shape[1] > 1 and self.block_size == 0 and self.peek_window is None:
+            self.joint = self.joint.sum(axis=1, keepdims=True)
+
+    def _peek(self, president: int) -> None:
+        if self.joint.shape[1] > 1:  # a previous peek's block is always drawn by now
+            self.joint = self.joint.sum(axis=1, keepdims=True)
+        matrix = _peek_matrix(self.depth, self.draw_pile)
+        self.joint = np.einsum("azrdp,rjs->ajsdp", self.joint, matrix)
+        self.block_size, self.block_out = 3, 0
+        self.peek_window = president
+
+    # --- claims -----------------------------------------------------------------------
+
+    def _president_claimed(self, event: ev.PresidentClaimed) -> None:
+        session = self.session
+        if session is None or session.enacted is None or session.president != event.president:
+            return
+        if session.president_claimed:
+            return
+        session.president_claimed = True
+        if event.president == self.seat:
+            return
+        outcome = PRESIDENT_CLAIM_INDEX.get(
+            (_liberal_count(event.drew), _liberal_count(event.passed))
+        )
+        if outcome is None:
+            return
+        table = self.behaviour.president_claim[
+            self.roles[:, session.president],
+            self.roles[:, session.chancellor],
+            :,
+            :,
+            session.enacted,
+            outcome,
+        ]
+        self._weigh(table[:, None, None, :, :])
+
+    def _chancellor_claimed(self, event: ev.ChancellorClaimed) -> None:
+        session = self.session
+        if session is None or session.enacted is None or session.chancellor != event.chancellor:
+            return
+        if session.chancellor_claimed:
+            return
+        session.chancellor_claimed = True
+        if event.chancellor == self.seat:
+            return
+        table = self.behaviour.chancellor_claim[
+            self.roles[:, session.chancellor],
+            self.roles[:, session.president],
+            :,
+            session.enacted,
+            _liberal_count(event.received),
+        ]
+        self._weigh(table[:, None, None, None, :])
+
+    def _peek_claimed(self, event: ev.PeekClaimed) -> None:
+        if self.peek_window != event.president:
+            return
+        self.peek_window = None
+        if event.president != self.seat:
+            table = self.behaviour.peek_claim[
+                self.roles[:, event.president], :, _liberal_count(event.tiles)
+            ]
+            self._weigh(table[:, :, None, None, None])
+        self._drop_spent_block()
+
+    def _investigation_claimed(self, event: ev.InvestigationClaimed) -> None:
+        if self.investigation_window != (event.president, event.target):
+            return
+        self.investigation_window = None
+        if event.president == self.seat:
+            return
+        outcome = CLAIM_FASCIST if event.party is Party.FASCIST else CLAIM_LIBERAL
+        table = self.behaviour.investigation_claim[
+            self.roles[:, event.president], self.roles[:, event.target], outcome
+        ]
+        self._weigh_assignments(table)
+
+
+class DeterminizationSampler:
+    """Draws determinizations from a belief's posterior; cheap after construction.
+
+    Built once per decision (a cumulative distribution over the nonzero cells of the
+    joint), then `sample` costs one bisection.
+    """
+
+    def __init__(self, belief: Belief) -> None:
+        joint = belief.joint
+        flat = joint.reshape(-1)
+        self._cells = np.flatnonzero(flat)
+        cumulative = np.cumsum(flat[self._cells])
+        self._total = float(cumulative[-1])
+        self._cumulative: list[float] = cumulative.tolist()
+        self._shape = joint.shape
+        self._roles = belief.roles
+        self._block_size, self._block_out = belief.block_size, belief.block_out
+        stage = belief.session.stage if belief.session is not None else None
+        self._hand_axis = {"drawn": 3, "passed": 4}.get(stage or "")
+        self._cache: dict[int, Determinization] = {}
+
+    def sample(self, rng: random.Random) -> Determinization:
+        """One determinization, drawn with its posterior probability."""
+        index = bisect.bisect_right(self._cumulative, rng.random() * self._total)
+        index = min(index, len(self._cumulative) - 1)
+        found = self._cache.get(index)
+        if found is None:
+            found = self._cache[index] = self._decode(int(self._cells[index]))
+        return found
+
+    def sample_many(self, count: int, rng: random.Random) -> list[Determinization]:
+        """`count` independent determinizations."""
+        return [self.sample(rng) for _ in range(count)]
+
+    def _decode(self, cell: int) -> Determinization:
+        a, j, r, d, p = (int(i) for i in np.unravel_index(cell, self._shape))
+        on_top = j - self._block_out if self._block_size else 0
+        hand = {3: d, 4: p}.get(self._hand_axis) if self._hand_axis else None
+        return Determinization(
+            roles=tuple(ROLES_BY_INDEX[i] for i in self._roles[a]),
+            draw_liberals=r + on_top,
+            top_size=self._block_size,
+            top_liberals=on_top,
+            hand_liberals=hand,
+        )
