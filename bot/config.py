@@ -52,11 +52,13 @@ class Config:
         }
     )
     ai_default: str = "normal"
+    ai_seconds: float = 2.0  # thinking time per AI decision
     ai_workers: int = 1  # processes thinking for AI seats
     timers: Timers = field(default_factory=Timers)
     shard_count: int | None = None  # None: Discord recommends the count
     shard_ids: tuple[int, ...] | None = None  # this process's shards; None: all of them
     sync_commands: bool = True  # push the app commands to Discord at start
+    dm_secrets: bool = True  # also DM players their private information (best effort)
 
     @property
     def log_level_number(self) -> int:
@@ -126,11 +128,13 @@ def config_from(values: Mapping[str, str]) -> Config:
         log_level=log_level,
         ai_specs=ai_specs,
         ai_default=ai_default,
+        ai_seconds=ai_seconds,
         ai_workers=get.integer("AI_WORKERS", defaults.ai_workers, low=1),
         timers=timers,
         shard_count=shard_count,
         shard_ids=shard_ids,
         sync_commands=get.boolean("SYNC_COMMANDS", defaults.sync_commands),
+        dm_secrets=get.boolean("DM_SECRETS", defaults.dm_secrets),
     )
 
 

@@ -63,6 +63,22 @@ class GameDesk(GameLauncher, Protocol):
         """Answer /cancel for the channel's game (or say there is none)."""
         ...
 
+    async def role(self, interaction: discord.Interaction) -> None:
+        """Answer /role: the member's role and private knowledge, ephemerally."""
+        ...
+
+    async def afk(self, interaction: discord.Interaction) -> None:
+        """Answer /afk: an AI plays the member's seat until /back."""
+        ...
+
+    async def back(self, interaction: discord.Interaction) -> None:
+        """Answer /back: the member plays their seat again."""
+        ...
+
+    async def demo(self, interaction: discord.Interaction, players: int, speed: str) -> None:
+        """Start a bot-only game in the channel (the caller checked it is free)."""
+        ...
+
 
 class BotTree(app_commands.CommandTree["SecretHitlerBot"]):
     """The command tree; a command that fails unexpectedly is logged and answered."""
@@ -198,16 +214,6 @@ class SecretHitlerBot(commands.AutoShardedBot):
         except Exception:
             log.exception("component %s failed", cid)
             await _answer(interaction, texts.SOMETHING_WRONG)
-
-    # --- game hooks for commands --------------------------------------------------------
-
-    async def game_status(self, interaction: discord.Interaction) -> None:
-        """/status when the channel has no lobby."""
-        await self.games.status(interaction)
-
-    async def cancel_game(self, interaction: discord.Interaction) -> None:
-        """/cancel when the channel has no lobby."""
-        await self.games.cancel(interaction)
 
     # --- shutdown -------------------------------------------------------------------------
 

@@ -82,11 +82,9 @@ class GameCommands(commands.Cog):
 
     @app_commands.command(name="addbot", description="Host: add an AI player to the table.")
     @app_commands.guild_only()
-    @app_commands.describe(strength="how well it plays (default: the table's AI strength)")
-    @app_commands.choices(strength=STRENGTH_CHOICES)
-    async def addbot(self, interaction: discord.Interaction, strength: str | None = None) -> None:
-        """Add an AI seat."""
-        await self.bot.lobbies.add_ai(interaction, None, strength)
+    async def addbot(self, interaction: discord.Interaction) -> None:
+        """Add an AI seat (it plays at the table's AI strength)."""
+        await self.bot.lobbies.add_ai(interaction)
 
     @app_commands.command(name="kick", description="Host: remove a player or an AI from the table.")
     @app_commands.guild_only()
@@ -114,7 +112,7 @@ class GameCommands(commands.Cog):
         """Cancel the lobby; mid-game, ask the players to confirm."""
         if await self.bot.lobbies.cancel(interaction):
             return
-        await self.bot.cancel_game(interaction)
+        await self.bot.games.cancel(interaction)
 
     @app_commands.command(name="status", description="What is going on at the table here.")
     @app_commands.guild_only()
@@ -125,7 +123,44 @@ class GameCommands(commands.Cog):
         if lobby is not None:
             await interaction.response.send_message(embed=lobby_embed(lobby), ephemeral=True)
             return
-        await self.bot.game_status(interaction)
+        await self.bot.games.status(interaction)
+
+    # --- playing ----------------------------------------------------------------------
+
+    @app_commands.command(name="role", description="Your role in the game here (only you see it).")
+    @app_commands.guild_only()
+    async def role(self, interaction: discord.Interaction) -> None:
+        """The member's role and what they know, ephemerally."""
+        await self.bot.games.role(interaction)
+
+    @app_commands.command(name="afk", description="Let an AI play your seat until you are back.")
+    @app_commands.guild_only()
+    async def afk(self, interaction: discord.Interaction) -> None:
+        """Hand the seat to an AI."""
+        await self.bot.games.afk(interaction)
+
+    @app_commands.command(name="back", description="Take your seat back from the AI.")
+    @app_commands.guild_only()
+    async def back(self, interaction: discord.Interaction) -> None:
+        """Play the seat again."""
+        await self.bot.games.back(interaction)
+
+    @app_commands.command(name="demo", description="Watch AI players play a whole game here.")
+    @app_commands.guild_only()
+    @app_commands.describe(players="how many AI players (5-10)", speed="how fast it goes")
+    @app_commands.choices(speed=[Choice(name=s, value=s) for s in ("fast", "normal", "slow")])
+    async def demo(
+        self, interaction: discord.Interaction, players: TableSize = 7, speed: str = "normal"
+    ) -> None:
+        """A bot-only game, if the channel is free."""
+        assert interaction.channel_id is not None
+        if await self.bot.lobbies.book.get(interaction.channel_id) is not None:
+            await interaction.response.send_message(texts.LOBBY_HERE_NO_DEMO, ephemeral=True)
+            return
+        if self.bot.games.game_in(interaction.channel_id) is not None:
+            await interaction.response.send_message(texts.GAME_ALREADY_HERE, ephemeral=True)
+            return
+        await self.bot.games.demo(interaction, players, speed)
 
     # --- information ------------------------------------------------------------------
 

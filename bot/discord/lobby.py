@@ -21,8 +21,7 @@ from ..config import STRENGTHS, Config
 from . import texts
 
 VARIANTS = ("standard", "rebalanced")
-# AI players' names: short, neutral, easy to tell apart in a vote list.
-AI_NAMES = ("Ada", "Blaise", "Curie", "Dirac", "Euler", "Fermi", "Gauss", "Hopper", "Iris", "Jules")
+AI_SEAT_NAME = "AI player"  # the game names its AI players when it starts
 
 
 class LobbyError(Exception):
@@ -31,11 +30,10 @@ class LobbyError(Exception):
 
 @dataclass(slots=True)
 class LobbySeat:
-    """One seat at the table: a Discord user, or an AI player of some strength."""
+    """One seat at the table: a Discord user, or an AI player (of the lobby's strength)."""
 
     name: str
     user_id: int | None = None  # None: an AI seat
-    strength: str | None = None  # AI seats only
 
     @property
     def is_ai(self) -> bool:
@@ -49,7 +47,7 @@ class LobbyOptions:
 
     variant: str = "standard"
     players: int | None = None  # the table size to fill up to; None: whoever joined
-    strength: str = "normal"  # of the AI players added to fill seats
+    strength: str = "normal"  # of every AI player at the table
     fill: bool = True  # fill empty seats with AI players at the start
     turn_seconds: int = 120
     vote_seconds: int = 90
@@ -116,8 +114,7 @@ class Lobby:
         seats = list(self.seats)
         if self.options.fill:
             target = max(self.options.players or MIN_PLAYERS, MIN_PLAYERS)
-            while len(seats) < target:
-                seats.append(self._new_ai(self.options.strength, seats))
+            seats += [LobbySeat(AI_SEAT_NAME) for _ in range(target - len(seats))]
         return seats
 
     # --- changes -----------------------------------------------------------------------
@@ -139,15 +136,12 @@ class Lobby:
         if user_id == self.host_id and self.humans:
             self.host_id = self.humans[0].user_id  # type: ignore[assignment]
 
-    def add_ai(self, by: int, strength: str | None = None) -> LobbySeat:
-        """The host adds an AI player (of the lobby's strength unless given)."""
+    def add_ai(self, by: int) -> LobbySeat:
+        """The host adds an AI player (it plays at the lobby's AI strength)."""
         self.require_host(by, texts.ACT_ADD_AI)
-        strength = strength or self.options.strength
-        if strength not in STRENGTHS:
-            raise LobbyError(texts.BAD_STRENGTH.format(choices=", ".join(STRENGTHS)))
         if self.is_full:
             raise LobbyError(texts.LOBBY_FULL.format(max=MAX_PLAYERS))
-        seat = self._new_ai(strength, self.seats)
+        seat = LobbySeat(AI_SEAT_NAME)
         self.seats.append(seat)
         return seat
 
@@ -176,15 +170,6 @@ class Lobby:
         """Raise `LobbyError` unless `user_id` hosts this lobby."""
         if user_id != self.host_id:
             raise LobbyError(texts.HOST_ONLY.format(host=f"<@{self.host_id}>", act=act))
-
-    @staticmethod
-    def _new_ai(strength: str, seats: list[LobbySeat]) -> LobbySeat:
-        taken = {s.name for s in seats}
-        name = next(
-            (f"{n} (AI)" for n in AI_NAMES if f"{n} (AI)" not in taken),
-            f"AI {len(seats) + 1}",
-        )
-        return LobbySeat(name=name, strength=strength)
 
     # --- persistence -------------------------------------------------------------------
 

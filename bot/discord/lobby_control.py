@@ -101,16 +101,13 @@ class LobbyControl:
         await self._change(interaction, cid, change)
 
     async def add_ai(
-        self,
-        interaction: discord.Interaction,
-        cid: ComponentId | None = None,
-        strength: str | None = None,
+        self, interaction: discord.Interaction, cid: ComponentId | None = None
     ) -> None:
         """The host adds an AI player."""
 
         def change(lobby: Lobby) -> str:
-            seat = lobby.add_ai(interaction.user.id, strength)
-            return texts.AI_ADDED.format(name=seat.name, strength=seat.strength)
+            lobby.add_ai(interaction.user.id)
+            return texts.AI_ADDED.format(strength=lobby.options.strength, seat=len(lobby.seats))
 
         await self._change(interaction, cid, change)
 
@@ -132,7 +129,8 @@ class LobbyControl:
             else:
                 raise LobbyError(texts.KICK_WHO)
             removed = lobby.kick(interaction.user.id, index)
-            return texts.KICKED.format(name=removed.name)
+            name = removed.name if removed.is_ai else f"<@{removed.user_id}>"
+            return texts.KICKED.format(seat=index + 1, name=name)
 
         await self._change(interaction, None, change)
 

@@ -22,6 +22,8 @@ def test_defaults_without_any_variable() -> None:
     assert config.ai_spec("strong") == "belief-ismcts:seconds=2"
     assert config.shard_count is None and config.shard_ids is None
     assert config.sync_commands is True
+    assert config.dm_secrets is True
+    assert config.ai_seconds == 2.0
 
 
 def test_env_example_documents_every_variable_and_loads(tmp_path: Path) -> None:
@@ -43,6 +45,7 @@ def test_env_example_documents_every_variable_and_loads(tmp_path: Path) -> None:
         "SHARD_COUNT",
         "SHARD_IDS",
         "SYNC_COMMANDS",
+        "DM_SECRETS",
     ):
         assert f"\n{name}=" in example, name
     assert load_config({}, env_file=ROOT / ".env.example") == Config()

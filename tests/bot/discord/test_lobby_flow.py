@@ -47,8 +47,17 @@ class RecordingDesk:
     async def cancel(self, interaction: discord.Interaction) -> None:
         await interaction.response.send_message("no game", ephemeral=True)
 
+    async def role(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("no game", ephemeral=True)
 
-DESK = RecordingDesk()
+    async def afk(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("no game", ephemeral=True)
+
+    async def back(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("no game", ephemeral=True)
+
+    async def demo(self, interaction: discord.Interaction, players: int, speed: str) -> None:
+        await interaction.response.send_message("demo", ephemeral=True)
 
 
 @pytest.fixture
@@ -119,13 +128,13 @@ async def test_leave_addbot_and_kick_commands(table: Harness) -> None:
     refused = await carol.slash(table.channel, "addbot")
     assert refused.ephemeral and refused.response is not None
     assert refused.response.content == f"Only the host, {alice.mention}, can add AI players."
-    added = await alice.slash(table.channel, "addbot", strength="easy")
+    added = await alice.slash(table.channel, "addbot")
     assert added.ephemeral and added.response is not None
-    assert added.response.content == "Ada (AI) joins the table (easy)."
+    assert added.response.content == "An AI player (normal) takes seat 3."
     clicked = await alice.click(message, label="Add AI")
     assert not clicked.ephemeral
     text = embed_text(table.message(message.id))
-    assert "Ada (AI) · easy" in text and "Blaise (AI) · normal" in text
+    assert text.count("AI player · normal") == 2
     assert "Seats (4/10)" in text
 
     not_host = await carol.slash(table.channel, "kick", seat=3)
@@ -133,15 +142,18 @@ async def test_leave_addbot_and_kick_commands(table: Harness) -> None:
     assert not_host.response.content == f"Only the host, {alice.mention}, can remove players."
     kicked_ai = await alice.slash(table.channel, "kick", seat=3)
     assert kicked_ai.response is not None
-    assert kicked_ai.response.content == "Ada (AI) was removed from the table."
+    assert kicked_ai.response.content == "Seat 3 (AI player) was removed from the table."
     kicked = await alice.slash(table.channel, "kick", player=carol)
-    assert kicked.response is not None and kicked.response.content.endswith(
-        "was removed from the table."
-    )
+    assert kicked.response is not None
+    assert kicked.response.content == f"Seat 2 ({carol.mention}) was removed from the table."
     self_kick = await alice.slash(table.channel, "kick", seat=1)
     assert self_kick.response is not None and self_kick.response.content == texts.CANNOT_KICK_SELF
+    nobody = await alice.slash(table.channel, "kick", seat=9)
+    assert nobody.response is not None
+    assert nobody.response.content == "There is no seat 9: the table has 2 seat(s)."
     text = embed_text(table.message(message.id))
-    assert carol.mention not in text and "Ada (AI)" not in text and "Blaise (AI)" in text
+    assert carol.mention not in text and text.count("AI player") == 1
+    assert "Seats (2/10)" in text
 
 
 async def test_start_is_for_the_host_and_needs_five_seats(table: Harness) -> None:
@@ -179,10 +191,10 @@ async def test_host_start_fills_empty_seats_with_ai(table: Harness) -> None:
     await bob.slash(table.channel, "join")
     started = await alice.slash(table.channel, "start")
     assert started.ephemeral  # the command's answer; the lobby message shows the start
-    _, seats = table.desk.launched[0]  # type: ignore[attr-defined]
+    launched, seats = table.desk.launched[0]  # type: ignore[attr-defined]
     assert len(seats) == 7
-    assert [s.strength for s in seats[2:]] == ["easy"] * 5
-    assert len({s.name for s in seats}) == 7
+    assert [s.user_id for s in seats] == [alice.id, bob.id] + [None] * 5
+    assert launched.options.strength == "easy"
 
 
 async def test_one_lobby_per_channel_and_cancel_rights(table: Harness) -> None:

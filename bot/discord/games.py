@@ -1,0 +1,455 @@
+"""The running games on Discord: the session manager behind the commands and components.
+
+`DiscordGames` owns the `SessionManager` (sessions, storage, restart recovery) and the
+`DiscordFrontend`, starts games from lobbies and demos, and answers every game
+component: it looks the game up from the custom_id, checks the clicking member (a
+player? the seat this prompt is for? alive?) and hands the choice to the session, whose
+refusals (`engine.IllegalAction`) are shown to that member as they are. Every click is
+acknowledged before the session is awaited, so the 3-second rule holds whatever the
+database does.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from engine import IllegalAction, Variant
+
+from ..agent_port import AgentPort
+from ..config import Config
+from ..manager import Member, SessionManager
+from ..ports import Frontend, PromptKind
+from ..session import GameSession, SessionOptions
+from ..storage import StorageError, StoredGame
+from ..timers import Timers
+from . import texts
+from .components import ComponentId, selected_values
+from .frontend import (
+    CANCEL,
+    HAND,
+    ROLE,
+    DiscordFrontend,
+    hand_components,
+    prompt_kind,
+    secrets_text,
+)
+from .lobby import Lobby, LobbySeat
+
+if TYPE_CHECKING:
+    from .app import SecretHitlerBot
+
+log = logging.getLogger(__name__)
+
+DEMO_PACE = {"fast": 0.5, "normal": 2.0, "slow": 4.0}  # seconds between demo messages
+
+
+@dataclass(slots=True)
+class _Meta:
+    """What the Discord layer keeps about a game beyond its session (stored with it)."""
+
+    host_id: int | None = None
+    pace: float = 0.0
+    cancel_votes: set[int] = field(default_factory=set)
+
+
+class DiscordGames:
+    """Implements `app.GameDesk` over `bot.manager.SessionManager`."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        agents: AgentPort | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.config = config
+        self._agents = agents
+        self._service: Any = None  # an agents.service.AgentService we started
+        self.clock = clock
+        self._manager: SessionManager | None = None
+        self._frontend: DiscordFrontend | None = None
+        self._meta: dict[int, _Meta] = {}
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    @property
+    def manager(self) -> SessionManager:
+        """The session manager (once started)."""
+        if self._manager is None:
+            raise RuntimeError("The games are not started yet.")
+        return self._manager
+
+    @property
+    def frontend(self) -> DiscordFrontend:
+        """The Discord front-end of every game (once started)."""
+        if self._frontend is None:
+            raise RuntimeError("The games are not started yet.")
+        return self._frontend
+
+    async def start(self, bot: SecretHitlerBot) -> None:
+        """Build the manager over the bot's storage and resume the unfinished games."""
+        self._frontend = DiscordFrontend(bot, dm_secrets=self.config.dm_secrets)
+        agents = self._agents
+        if agents is None:
+            from agents.service import AgentService  # worker processes, off the event loop
+
+            self._service = AgentService(workers=self.config.ai_workers)
+            await self._service.start()
+            agents = self._service
+        assert agents is not None
+        self._manager = SessionManager(bot.storage, self._frontend, agents, clock=self.clock)
+        resumed = await self._manager.recover(frontend_for=self._remember)
+        log.info("resumed %d unfinished game(s)", len(resumed))
+
+    async def stop(self) -> None:
+        """Stop every session (each resumes on the next start), then the AI workers."""
+        if self._manager is not None:
+            await self._manager.shutdown()
+        if self._service is not None:
+            await self._service.close()
+
+    def _remember(self, stored: StoredGame) -> Frontend:
+        """Recovery callback: restore a stored game's Discord details."""
+        meta = self._meta_of(stored.id)
+        host = stored.options.get("host_id")
+        meta.host_id = int(host) if host is not None else None
+        meta.pace = float(stored.options.get("pace", 0.0))
+        if meta.pace:
+            self.frontend.set_pace(stored.id, meta.pace)
+        return self.frontend
+
+    def _meta_of(self, game_id: int) -> _Meta:
+        return self._meta.setdefault(game_id, _Meta())
+
+    # --- GameLauncher -------------------------------------------------------------------
+
+    def game_in(self, channel_id: int) -> int | None:
+        """The game running in a channel, if any."""
+        if self._manager is None:
+            return None
+        session = self._manager.for_channel(channel_id)
+        return None if session is None else session.game_id
+
+    async def launch(self, lobby: Lobby, table: Sequence[LobbySeat]) -> int:
+        """Store and start the game of a lobby; humans take the first seats in join order."""
+        humans = [Member(s.user_id, s.name) for s in table if s.user_id is not None]
+        options = lobby.options
+        spec = self.config.ai_spec(options.strength)
+        session = await self.manager.create(
+            humans,
+            players=len(table),
+            fill_with_ai=True,
+            ai_spec=spec,
+            variant=Variant(options.variant),
+            options=self._session_options(spec, options.turn_seconds, options.vote_seconds),
+            extra_options={"host_id": lobby.host_id, "lobby": lobby.id},
+            guild_id=lobby.guild_id,
+            channel_id=lobby.channel_id,
+        )
+        self._meta_of(session.game_id).host_id = lobby.host_id
+        log.info("game %d started in channel %s", session.game_id, lobby.channel_id)
+        return session.game_id
+
+    def _session_options(self, spec: str, turn: int | None, vote: int | None) -> SessionOptions:
+        timers = self.config.timers
+        turn_s = float(turn or timers.turn_seconds)
+        vote_s = float(vote or timers.vote_seconds)
+        return SessionOptions(
+            timers=Timers(
+                nominate=turn_s,
+                vote=vote_s,
+                policy=turn_s,
+                power=turn_s,
+                max_expiries=timers.afk_after,
+            ),
+            substitute=spec,  # absent players are played at the table's AI strength
+            ai_budget_s=self.config.ai_seconds,
+        )
+
+    async def demo(self, interaction: discord.Interaction, players: int, speed: str) -> None:
+        """A bot-only game in this channel, paced for spectators."""
+        assert interaction.channel_id is not None
+        pace = DEMO_PACE[speed]
+        spec = self.config.ai_spec(self.config.ai_default)
+        options = SessionOptions(
+            timers=Timers.off(), substitute=spec, ai_budget_s=self.config.ai_seconds
+        )
+        session = await self.manager.create(
+            [],
+            players=players,
+            fill_with_ai=True,
+            ai_spec=spec,
+            options=options,
+            extra_options={"host_id": interaction.user.id, "pace": pace, "demo": True},
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+            start=False,
+        )
+        meta = self._meta_of(session.game_id)
+        meta.host_id, meta.pace = interaction.user.id, pace
+        self.frontend.set_pace(session.game_id, pace)
+        await interaction.response.send_message(texts.DEMO_STARTED.format(players=players))
+        session.start()
+        log.info("demo game %d started in channel %s", session.game_id, interaction.channel_id)
+
+    # --- components ---------------------------------------------------------------------
+
+    async def on_click(self, interaction: discord.Interaction, cid: ComponentId) -> None:
+        """A game button or select: check who clicked, then act or refuse precisely."""
+        game_id = int(cid.game)
+        session = self._manager.get(game_id) if self._manager is not None else None
+        if session is None:
+            await _refuse(interaction, await self._why_not_running(game_id))
+            return
+        user_id = interaction.user.id
+        seat = session.table.seat_of(user_id)
+        if cid.action == CANCEL:
+            await self._agree_to_cancel(interaction, session)
+            return
+        if seat is None:
+            await _refuse(interaction, texts.NOT_A_PLAYER)
+            return
+        if cid.action == ROLE:
+            text = secrets_text(session.private_view(seat), [s.name for s in session.table.seats])
+            await interaction.response.send_message(text, ephemeral=True)
+        elif cid.action == HAND:
+            await self._open_hand(interaction, session, seat, cid)
+        else:
+            await self._choose(interaction, session, seat, cid)
+
+    async def _why_not_running(self, game_id: int) -> str:
+        try:
+            stored = await self.manager.store.load_game(game_id)
+        except StorageError:
+            return texts.GAME_NOT_RUNNING
+        if stored.status == "finished":
+            return texts.GAME_OVER
+        if stored.status == "cancelled":
+            return texts.GAME_CANCELLED
+        return texts.GAME_NOT_RUNNING
+
+    async def _open_hand(
+        self, interaction: discord.Interaction, session: GameSession, seat: int, cid: ComponentId
+    ) -> None:
+        owner = int(cid.arg or -1)
+        if owner != seat:
+            name = session.table.seats[owner].name if 0 <= owner < len(session.table.seats) else "?"
+            await _refuse(interaction, texts.NOT_YOUR_HAND.format(label=name))
+            return
+        prompt = next(
+            (
+                p
+                for p in session.open_prompts(seat)
+                if p.kind is PromptKind.ACTION and prompt_kind(p) == "hand"
+            ),
+            None,
+        )
+        if prompt is None:
+            await _refuse(interaction, texts.HAND_EMPTY)
+            return
+        # The question names the policies in hand: this reply is for the seat alone.
+        await interaction.response.send_message(
+            prompt.question, view=hand_components(session.table, prompt), ephemeral=True
+        )
+
+    async def _choose(
+        self, interaction: discord.Interaction, session: GameSession, seat: int, cid: ComponentId
+    ) -> None:
+        try:
+            owner, index = _parse_choice(cid, selected_values(interaction))
+        except ValueError:
+            await _refuse(interaction, texts.UNKNOWN_COMPONENT)
+            return
+        table = session.table
+        if owner is not None and owner != seat:
+            name = table.seats[owner].name if 0 <= owner < len(table.seats) else "?"
+            await _refuse(interaction, texts.NOT_YOUR_PROMPT.format(label=name))
+            return
+        if not session.spectator_view().alive[seat]:
+            await _refuse(interaction, texts.DEAD)
+            return
+        prompt = next((p for p in session.open_prompts(seat) if p.id == cid.action), None)
+        in_hand = interaction.message is not None and interaction.message.flags.ephemeral
+        # Acknowledge first (3-second rule): the session may wait for its lock and a write.
+        if in_hand:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            await session.choose(interaction.user.id, cid.action, index)
+        except IllegalAction as exc:
+            reply = str(exc)
+        else:
+            reply = _confirmation(prompt, index)
+        await interaction.edit_original_response(content=reply, view=None)
+
+    # --- commands -----------------------------------------------------------------------
+
+    def _session_here(self, interaction: discord.Interaction) -> GameSession | None:
+        if self._manager is None or interaction.channel_id is None:
+            return None
+        return self._manager.for_channel(interaction.channel_id)
+
+    async def status(self, interaction: discord.Interaction) -> None:
+        """/status: the public board and whom the game waits for."""
+        session = self._session_here(interaction)
+        if session is None:
+            await _refuse(interaction, texts.NO_GAME_HERE)
+            return
+        from ..render import board_text
+
+        names = [s.name for s in session.table.seats]
+        text = board_text(session.spectator_view(), names)
+        waiting = self.frontend.last_waiting(session.game_id)
+        if waiting is not None:
+            text += "\n\n" + waiting.text
+        embed = discord.Embed(title=f"Game #{session.game_id}", description=text[:4096])
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    async def role(self, interaction: discord.Interaction) -> None:
+        """/role: the member's role and private knowledge, for them alone."""
+        session = self._session_here(interaction)
+        seat = session.table.seat_of(interaction.user.id) if session is not None else None
+        if session is None or seat is None:
+            mine = self.manager.games_of(interaction.user.id) if self._manager else []
+            if len(mine) != 1:
+                await _refuse(interaction, texts.NO_GAME_FOR_YOU)
+                return
+            session = mine[0]
+            seat = session.table.seat_of(interaction.user.id)
+            assert seat is not None
+        text = secrets_text(session.private_view(seat), [s.name for s in session.table.seats])
+        await interaction.response.send_message(text, ephemeral=True)
+
+    async def afk(self, interaction: discord.Interaction) -> None:
+        """/afk: an AI plays the member's seat until /back."""
+        await self._seat_command(interaction, "afk")
+
+    async def back(self, interaction: discord.Interaction) -> None:
+        """/back: the member plays their own seat again."""
+        await self._seat_command(interaction, "back")
+
+    async def _seat_command(self, interaction: discord.Interaction, which: str) -> None:
+        session = self._session_here(interaction)
+        if session is None:
+            await _refuse(interaction, texts.NO_GAME_HERE)
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            if which == "afk":
+                reply = await session.afk(interaction.user.id)
+            else:
+                reply = await session.back(interaction.user.id)
+        except IllegalAction as exc:
+            reply = str(exc)
+        await interaction.edit_original_response(content=reply)
+
+    async def cancel(self, interaction: discord.Interaction) -> None:
+        """/cancel mid-game: host or Manage Server asks; the players confirm by majority."""
+        session = self._session_here(interaction)
+        if session is None:
+            await _refuse(interaction, texts.NO_GAME_HERE)
+            return
+        meta = self._meta_of(session.game_id)
+        user_id = interaction.user.id
+        if user_id != meta.host_id and not interaction.permissions.manage_guild:
+            await _refuse(interaction, texts.CANCEL_RIGHTS)
+            return
+        humans = _humans(session)
+        meta.cancel_votes = {user_id} & humans
+        needed = len(humans) // 2 + 1
+        if not humans or len(meta.cancel_votes) >= needed:
+            await interaction.response.defer()
+            await session.cancel(texts.CANCEL_HOST_ALONE)
+            await interaction.edit_original_response(content=texts.GAME_CANCELLED)
+            return
+        from .components import button, view_of
+
+        view = view_of(
+            button(
+                ComponentId(str(session.game_id), CANCEL),
+                texts.BUTTON_END_GAME,
+                style=discord.ButtonStyle.danger,
+            )
+        )
+        await interaction.response.send_message(
+            texts.CANCEL_ASK.format(
+                who=interaction.user.mention, count=len(meta.cancel_votes), needed=needed
+            ),
+            view=view,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    async def _agree_to_cancel(
+        self, interaction: discord.Interaction, session: GameSession
+    ) -> None:
+        humans = _humans(session)
+        user_id = interaction.user.id
+        if user_id not in humans:
+            await _refuse(interaction, texts.CANCEL_ONLY_PLAYERS)
+            return
+        meta = self._meta_of(session.game_id)
+        needed = len(humans) // 2 + 1
+        if user_id in meta.cancel_votes:
+            await _refuse(
+                interaction,
+                texts.CANCEL_ALREADY.format(count=len(meta.cancel_votes), needed=needed),
+            )
+            return
+        meta.cancel_votes.add(user_id)
+        count = len(meta.cancel_votes)
+        if count < needed:
+            await interaction.response.send_message(
+                texts.CANCEL_AGREED.format(count=count, needed=needed), ephemeral=True
+            )
+            return
+        await interaction.response.edit_message(
+            content=texts.GAME_CANCELLED, view=None, allowed_mentions=discord.AllowedMentions.none()
+        )
+        await session.cancel(texts.CANCEL_REASON)
+
+
+def _humans(session: GameSession) -> set[int]:
+    """The members holding a seat (whether or not an AI plays it for them now)."""
+    return {s.user_id for s in session.table.seats if s.user_id is not None}
+
+
+def _parse_choice(cid: ComponentId, values: Sequence[str]) -> tuple[int | None, int]:
+    """(seat the prompt is for, or None if shared; option index) from a custom_id.
+
+    Buttons carry `<seat>.<index>` (or `<index>` for a vote); selects carry `<seat>`
+    and the chosen index as their value. Raises ValueError for anything else.
+    """
+    arg = cid.arg or ""
+    if values:
+        return int(arg), int(values[0])
+    if "." in arg:
+        seat, _, index = arg.partition(".")
+        return int(seat), int(index)
+    return None, int(arg)
+
+
+def _confirmation(prompt: Any, index: int) -> str:
+    """What the member hears once their choice is accepted."""
+    if prompt is None or not 0 <= index < len(prompt.options):
+        return texts.CHOSEN.format(label="your choice is in")
+    option = prompt.options[index]
+    if option.action is None:
+        return texts.CLAIM_SILENT
+    if prompt_kind(prompt) == "vote":
+        return texts.VOTED.format(ballot=option.label)
+    return texts.CHOSEN.format(label=option.label)
+
+
+async def _refuse(interaction: discord.Interaction, text: str) -> None:
+    """An ephemeral answer whether or not the interaction was acknowledged."""
+    if interaction.response.is_done():
+        await interaction.followup.send(text, ephemeral=True)
+    else:
+        await interaction.response.send_message(text, ephemeral=True)
