@@ -23,6 +23,7 @@ import json
 import math
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -165,10 +166,10 @@ class Storage:
         written by a newer shbot; such a file is never modified.
         """
         name = os.fspath(path)
+        connecting = aiosqlite.connect(name, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        _daemonize(connecting)
         try:
-            conn = await aiosqlite.connect(
-                name, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
-            )
+            conn = await connecting
         except sqlite3.Error as exc:
             raise StorageError(f"Cannot open the database {name}: {exc}.") from exc
         try:
@@ -695,6 +696,21 @@ async def _prepare(conn: aiosqlite.Connection, name: str) -> None:
     await conn.execute("PRAGMA synchronous = FULL")  # a commit is on disk before the ack
     await conn.execute("PRAGMA foreign_keys = ON")
     await migrate(conn)
+
+
+def _daemonize(conn: aiosqlite.Connection) -> None:
+    """Make the connection's worker thread a daemon, before it starts.
+
+    Since aiosqlite 0.22 the worker is not a daemon: a path that forgets `close()` (a
+    crash in the bot, a failing test) would keep the process alive forever instead of
+    exiting and being restarted. A daemon is safe here because every acknowledged write
+    is already committed and synced (`synchronous=FULL`); an exit mid-transaction is a
+    crash that WAL recovery rolls back, as the hard-kill test shows. `_thread` is
+    aiosqlite's private attribute, so this is skipped if it ever changes shape.
+    """
+    thread = getattr(conn, "_thread", None)
+    if isinstance(thread, threading.Thread) and not thread.is_alive():
+        thread.daemon = True
 
 
 async def _all(

@@ -12,7 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import aiosqlite
@@ -73,6 +73,24 @@ async def storage() -> AsyncIterator[Storage]:
     store = await Storage.open(":memory:", clock=ticking_clock())
     yield store
     await store.close()
+
+
+OpenStorage = Callable[[Path], Awaitable[Storage]]
+
+
+@pytest.fixture
+async def open_storage() -> AsyncIterator[OpenStorage]:
+    """`Storage.open` for file databases, closing whatever a failing test left open."""
+    opened: list[Storage] = []
+
+    async def _open(path: Path) -> Storage:
+        store = await Storage.open(path)
+        opened.append(store)
+        return store
+
+    yield _open
+    for store in opened:
+        await store.close()  # a no-op for the ones the test closed itself
 
 
 async def store_game(storage: Storage, game: Game, **kwargs: object) -> int:
@@ -179,9 +197,11 @@ async def test_append_refuses_duplicate_out_of_order_and_closed_games(storage: S
     assert (await storage.load_game(game_id)).record.actions == [first, second]
 
 
-async def test_the_action_log_is_append_only_in_the_database_too(tmp_path: Path) -> None:
+async def test_the_action_log_is_append_only_in_the_database_too(
+    tmp_path: Path, open_storage: OpenStorage
+) -> None:
     path = tmp_path / "shbot.db"
-    storage = await Storage.open(path)
+    storage = await open_storage(path)
     game_id = await store_game(storage, play_random_game(5, 2))
     await storage.close()
     with sqlite3.connect(path) as raw:
@@ -251,9 +271,10 @@ async def test_deadline_is_stored_and_cleared_when_the_game_ends(storage: Storag
 
 async def test_concurrent_appends_are_serialised_and_close_waits_for_them(
     tmp_path: Path,
+    open_storage: OpenStorage,
 ) -> None:
     path = tmp_path / "shbot.db"
-    storage = await Storage.open(path)
+    storage = await open_storage(path)
     games = [play_random_game(n, n) for n in (5, 7, 9)]
     ids = [await store_game(storage, Game(g.players, seed=g.seed)) for g in games]
     # Interleave the three games' appends as concurrent tasks, each game's in order.
@@ -270,7 +291,7 @@ async def test_concurrent_appends_are_serialised_and_close_waits_for_them(
     with pytest.raises(StorageError, match="closed"):
         await storage.append_action(ids[0], len(games[0].actions), games[0].actions[0])
 
-    reopened = await Storage.open(path)
+    reopened = await open_storage(path)
     stored = [len((await reopened.load_game(i)).record.actions) for i in ids]
     assert stored == [len(g.actions) for g in games]
     for game_id, game in zip(ids, games, strict=True):
@@ -450,9 +471,11 @@ async def test_a_file_that_is_not_a_database_is_refused_untouched(tmp_path: Path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shbot.db"]
 
 
-async def test_a_malformed_database_is_refused_untouched(tmp_path: Path) -> None:
+async def test_a_malformed_database_is_refused_untouched(
+    tmp_path: Path, open_storage: OpenStorage
+) -> None:
     path = tmp_path / "shbot.db"
-    storage = await Storage.open(path)
+    storage = await open_storage(path)
     for seed in range(4):
         await store_game(storage, play_random_game(10, seed))
     await storage.close()  # the last connection checkpoints the WAL into the file
@@ -488,40 +511,41 @@ async def test_another_programs_database_is_refused(tmp_path: Path) -> None:
         await Storage.open(path)
 
 
-async def test_a_version_1_database_is_upgraded_with_its_games(tmp_path: Path) -> None:
+async def test_a_version_1_database_is_upgraded_with_its_games(
+    tmp_path: Path, open_storage: OpenStorage
+) -> None:
     path = tmp_path / "old.db"
     game = play_random_game(5, 8)
     assert game.winner is not None and game.win_reason is not None
-    raw = await aiosqlite.connect(path, isolation_level=None)
-    assert await migrate(raw, target=1) == 1
-    # Data as version 1 wrote it: Boris's seat (1) was taken over and his id dropped.
-    await raw.execute(
-        "INSERT INTO games (id, guild_id, channel_id, players, variant, seed, status, options,"
-        " created_at, updated_at, finished_at, winner, win_reason)"
-        " VALUES (1, 7, 70, 5, ?, 8, 'finished', '{}', 10.0, 20.0, 20.0, ?, ?)",
-        (json.dumps(STANDARD.to_dict()), game.winner.value, game.win_reason.value),
-    )
-    names = ["Ada", "Boris (AI)", "c", "d", "e"]
-    users = [1, None, None, None, None]
-    for seat, role in enumerate(game.roles):
+    async with aiosqlite.connect(path, isolation_level=None) as raw:
+        assert await migrate(raw, target=1) == 1
+        # Data as version 1 wrote it: Boris's seat (1) was taken over and his id dropped.
         await raw.execute(
-            "INSERT INTO seats (game_id, seat, name, user_id, agent, role)"
-            " VALUES (1, ?, ?, ?, ?, ?)",
-            (seat, names[seat], users[seat], None if users[seat] else "random", role.value),
+            "INSERT INTO games (id, guild_id, channel_id, players, variant, seed, status, options,"
+            " created_at, updated_at, finished_at, winner, win_reason)"
+            " VALUES (1, 7, 70, 5, ?, 8, 'finished', '{}', 10.0, 20.0, 20.0, ?, ?)",
+            (json.dumps(STANDARD.to_dict()), game.winner.value, game.win_reason.value),
         )
-    await raw.execute(
-        "INSERT INTO seat_changes (game_id, seat, at, from_user_id, from_agent, to_user_id,"
-        " to_agent, to_name, reason)"
-        " VALUES (1, 1, 15.0, 2, NULL, NULL, 'random', 'Boris (AI)', 'left')"
-    )
-    for seq, action in enumerate(game.actions):
+        names = ["Ada", "Boris (AI)", "c", "d", "e"]
+        users = [1, None, None, None, None]
+        for seat, role in enumerate(game.roles):
+            await raw.execute(
+                "INSERT INTO seats (game_id, seat, name, user_id, agent, role)"
+                " VALUES (1, ?, ?, ?, ?, ?)",
+                (seat, names[seat], users[seat], None if users[seat] else "random", role.value),
+            )
         await raw.execute(
-            "INSERT INTO actions (game_id, seq, action, at) VALUES (1, ?, ?, 12.0)",
-            (seq, json.dumps(action.to_dict())),
+            "INSERT INTO seat_changes (game_id, seat, at, from_user_id, from_agent, to_user_id,"
+            " to_agent, to_name, reason)"
+            " VALUES (1, 1, 15.0, 2, NULL, NULL, 'random', 'Boris (AI)', 'left')"
         )
-    await raw.close()
+        for seq, action in enumerate(game.actions):
+            await raw.execute(
+                "INSERT INTO actions (game_id, seq, action, at) VALUES (1, ?, ?, 12.0)",
+                (seq, json.dumps(action.to_dict())),
+            )
 
-    storage = await Storage.open(path)
+    storage = await open_storage(path)
     stored = await storage.load_game(1)
     assert stored.record.replay().events == game.events
     ada_won = game.roles[0].party is game.winner
@@ -540,21 +564,24 @@ async def test_a_version_1_database_is_upgraded_with_its_games(tmp_path: Path) -
 async def test_a_failing_migration_leaves_the_previous_version(tmp_path: Path) -> None:
     path = tmp_path / "shbot.db"
     broken = (_V1, ("CREATE TABLE half_done (x INTEGER)", "THIS IS NOT SQL"))
-    raw = await aiosqlite.connect(path, isolation_level=None)
-    with pytest.raises(sqlite3.OperationalError):
-        await migrate(raw, migrations=broken)
-    assert await user_version(raw) == 1
-    tables = await raw.execute_fetchall("SELECT name FROM sqlite_master WHERE name = 'half_done'")
-    assert list(tables) == []
-    assert await migrate(raw) == len(MIGRATIONS)  # the real next step still applies
-    await raw.close()
+    async with aiosqlite.connect(path, isolation_level=None) as raw:
+        with pytest.raises(sqlite3.OperationalError):
+            await migrate(raw, migrations=broken)
+        assert await user_version(raw) == 1
+        tables = await raw.execute_fetchall(
+            "SELECT name FROM sqlite_master WHERE name = 'half_done'"
+        )
+        assert list(tables) == []
+        assert await migrate(raw) == len(MIGRATIONS)  # the real next step still applies
 
 
 # --- backups and durability ------------------------------------------------------------
 
 
-async def test_backup_while_games_are_written_is_a_consistent_copy(tmp_path: Path) -> None:
-    storage = await Storage.open(tmp_path / "live.db")
+async def test_backup_while_games_are_written_is_a_consistent_copy(
+    tmp_path: Path, open_storage: OpenStorage
+) -> None:
+    storage = await open_storage(tmp_path / "live.db")
     finished = play_random_game(7, 30)
     done_id = await store_game(storage, finished)
     assert finished.winner and finished.win_reason
@@ -574,7 +601,7 @@ async def test_backup_while_games_are_written_is_a_consistent_copy(tmp_path: Pat
     await asyncio.gather(*writes[:10], storage.backup(backup), *writes[10:])
     await storage.close()
 
-    copy = await Storage.open(backup)
+    copy = await open_storage(backup)
     assert (await copy.load_game(done_id)).record.replay().events == finished.events
     record = (await copy.load_game(live_id)).record
     # Exactly the writes queued before the backup (the lock is FIFO), none half done.
@@ -608,7 +635,9 @@ asyncio.run(main(sys.argv[1], sys.argv[2]))
 """
 
 
-async def test_acknowledged_actions_survive_a_hard_kill(tmp_path: Path) -> None:
+async def test_acknowledged_actions_survive_a_hard_kill(
+    tmp_path: Path, open_storage: OpenStorage
+) -> None:
     games = [play_random_game(5 + i % 6, 100 + i) for i in range(12)]
     plan = tmp_path / "plan.json"
     plan.write_text(
@@ -650,7 +679,7 @@ async def test_acknowledged_actions_survive_a_hard_kill(tmp_path: Path) -> None:
     assert "done" not in rest  # the kill interrupted the writes
     assert (db.parent / (db.name + "-wal")).exists()  # the WAL was never checkpointed away
 
-    storage = await Storage.open(db)
+    storage = await open_storage(db)
     for game_id in {g for g, _ in acked}:
         stored = (await storage.load_game(game_id)).record
         expected = games[game_id - 1].actions
@@ -660,6 +689,42 @@ async def test_acknowledged_actions_survive_a_hard_kill(tmp_path: Path) -> None:
         assert stored.actions == expected[: len(stored.actions)]
         stored.replay()
     await storage.close()
+
+
+FORGETFUL_CHILD = """
+import asyncio, sys
+from bot.storage import SeatRecord, Storage
+from engine import Nominate, STANDARD
+
+async def main(db: str) -> None:
+    storage = await Storage.open(db)  # and never closed, as after a crash
+    seats = [SeatRecord(s, f"p{s}", None, "random") for s in range(5)]
+    game_id = await storage.create_game(
+        players=5, variant=STANDARD, seed=1, seats=seats, options={}
+    )
+    print("created", game_id, flush=True)
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+async def test_a_process_that_never_closes_the_storage_still_exits(
+    tmp_path: Path, open_storage: OpenStorage
+) -> None:
+    db = tmp_path / "shbot.db"
+    result = subprocess.run(
+        [sys.executable, "-c", FORGETFUL_CHILD, str(db)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,  # without the daemon worker thread this would hang forever
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["created", "1"]
+    storage = await open_storage(db)
+    assert [g.id for g in await storage.unfinished_games()] == [1]
 
 
 def test_actions_are_stored_as_their_json_form() -> None:
