@@ -38,7 +38,7 @@ from math import comb
 
 from engine import Party, Phase, PlayerView, Policy, Role, Variant
 from engine import events as ev
-from engine.fastsim import FastGame, fast_shuffle, view_variant
+from engine.fastsim import RESHUFFLE_SEED_BITS, FastGame, fast_shuffle, view_variant
 
 LIBERAL, FASCIST, HITLER = 0, 1, 2  # role codes of `FastGame.roles`
 _ROLE_CODE = {Role.LIBERAL: LIBERAL, Role.FASCIST: FASCIST, Role.HITLER: HITLER}
@@ -356,7 +356,7 @@ class UniformSampler:
         pile, discard_l, discard_f, hand_f = self.sample_deck(roles, rng)
         votes = self.sample_votes(roles, rng)
         return self.template.determinized(
-            roles, pile, discard_l, discard_f, hand_f, votes, rng.getrandbits(32)
+            roles, pile, discard_l, discard_f, hand_f, votes, rng.getrandbits(RESHUFFLE_SEED_BITS)
         )
 
     def sample(self, rng: random.Random) -> Determinization:
@@ -371,5 +371,5 @@ class UniformSampler:
             discard_f,
             hand_f,
             tuple(sorted(votes.items())),
-            rng.getrandbits(32),
+            rng.getrandbits(RESHUFFLE_SEED_BITS),
         )

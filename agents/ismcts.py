@@ -189,35 +189,40 @@ class SOISMCTSAgent(AgentBase):
         new_game = sampler.game
         playout = self.playout
         rand = rng.random
-        log = math.log
-        sqrt = math.sqrt
         clock = time.perf_counter
         liberals_won = _LIBERALS_WON
+        # UCB1's terms from tables: bonus[a] = c * sqrt(ln a), root_inv[n] = 1 / sqrt(n).
+        # Counts never exceed the iterations run, so the tables grow with them.
+        size = min(iterations or 4096, 1 << 20) + 2
+        bonus, root_inv = _ucb_tables(c, size)
         done = 0
         while iterations is None or done < iterations:
             if deadline is not None and not done & 15 and clock() >= deadline:
                 break
+            if done + 2 >= size:
+                size *= 2
+                bonus, root_inv = _ucb_tables(c, size)
             done += 1
             game = new_game(rng)
             node = root
-            path: list[tuple[Node, int, int]] = []
+            path: list[tuple[Node, int]] = []
+            voters = 0  # ballots the running vote needs (0: not counted yet)
             reason = None
             while True:
                 visits = node.visits
                 avail = node.avail
                 if game.phase == VOTE:
                     # A ballot: both moves are always legal, so this is UCB1 on two arms.
-                    voting = True
                     total = avail[1] + 1
                     avail[1] = avail[0] = total
                     ja = visits[1]
                     nein = visits[0]
                     if ja and nein:
                         untried = 0
-                        bonus = c * sqrt(log(total))
                         wins = node.wins
-                        move = wins[1] / ja + bonus / sqrt(ja) >= wins[0] / nein + bonus / sqrt(
-                            nein
+                        b = bonus[total]
+                        move = (
+                            wins[1] / ja + b * root_inv[ja] >= wins[0] / nein + b * root_inv[nein]
                         )
                     elif ja or nein:
                         untried = 1
@@ -225,9 +230,21 @@ class SOISMCTSAgent(AgentBase):
                     else:
                         untried = 2
                         move = rand() < 0.5
-                    move = int(move)
+                    path.append((node, move))
+                    # Cast it straight into the game's ballot box; the last one counts.
+                    votes = game.votes
+                    votes[node.seat] = move
+                    if not voters:
+                        voters = len(game.voters())
+                    if len(votes) < voters:
+                        key = 0  # the next voter's node, whatever this ballot was
+                    else:
+                        voters = 0
+                        key = game.count_votes()
+                        if game.reason is not None:
+                            reason = game.reason
+                            break
                 else:
-                    voting = False
                     moves = game.legal_moves()
                     untried = 0
                     for m in moves:
@@ -249,17 +266,15 @@ class SOISMCTSAgent(AgentBase):
                         move = moves[0]
                         for m in moves:
                             n = visits[m]
-                            score = wins[m] / n + c * sqrt(log(avail[m]) / n)
+                            score = wins[m] / n + bonus[avail[m]] * root_inv[n]
                             if score > best:
                                 best = score
                                 move = m
-                seat = node.seat
-                path.append((node, move, seat))
-                # A ballot's key leaves the ballot out: the next voter's node is the same.
-                key = game.cast(seat, move) if voting else move << 3 | game.step(move)
-                reason = game.reason
-                if reason is not None:
-                    break
+                    path.append((node, move))
+                    key = move << 3 | game.step(move)
+                    if game.reason is not None:
+                        reason = game.reason
+                        break
                 child = node.children.get(key)
                 if child is None:
                     child = node.children[key] = Node(game.to_move(), width)
@@ -271,8 +286,22 @@ class SOISMCTSAgent(AgentBase):
             # Back up: each node's mover scores 1 if its team (in this determinization) won.
             liberal = liberals_won[reason]
             roles = game.roles
-            for node, move, seat in path:
+            for node, move in path:
                 node.visits[move] += 1
-                if (roles[seat] == 0) is liberal:
+                if (roles[node.seat] == 0) is liberal:
                     node.wins[move] += 1
         return done
+
+
+_TABLES: dict[float, tuple[list[float], list[float]]] = {}
+
+
+def _ucb_tables(c: float, size: int) -> tuple[list[float], list[float]]:
+    """c * sqrt(ln a) and 1 / sqrt(n) for a, n < size (index 0 unused), cached per c."""
+    tables = _TABLES.get(c)
+    if tables is None or len(tables[0]) < size:
+        size = max(size, 4096)
+        bonus = [0.0] + [c * math.sqrt(math.log(a)) for a in range(1, size)]
+        root_inv = [0.0] + [1 / math.sqrt(n) for n in range(1, size)]
+        tables = _TABLES[c] = (bonus, root_inv)
+    return tables

@@ -130,6 +130,22 @@ def _shuffle(x: list[int], rng: random.Random) -> None:
 # The public name of `_shuffle` for search code: `rng.shuffle(x)`'s result, in half the time.
 fast_shuffle = _shuffle
 
+# A determinized game's reshuffles read their Fisher-Yates indices straight from a wide
+# random seed: cheaper than seeding a Mersenne Twister (5 us) for every determinization.
+# A shuffle of k <= 17 tiles uses log2(k!) < 49 bits. While the seed still holds more
+# than SEED_RESERVE bits, a shuffle is uniform up to a total-variation bias below 2**-38;
+# after that, what is left seeds a `random.Random`. Either way: a function of the seed.
+RESHUFFLE_SEED_BITS = 256
+SEED_RESERVE = 96
+
+
+def seeded_shuffle(x: list[int], seed: int) -> int:
+    """Shuffle `x` in place with indices decoded from `seed`; return the unused seed."""
+    for i in range(len(x) - 1, 0, -1):
+        seed, j = divmod(seed, i + 1)
+        x[i], x[j] = x[j], x[i]
+    return seed
+
 
 def _randbelow(n: int, rng: random.Random) -> int:
     """`rng.randrange(n)` for a plain `random.Random` (what `first_president` calls)."""
@@ -502,8 +518,9 @@ class FastGame:
 
         `roles` (0 Liberal, 1 Fascist, 2 Hitler per seat) and `pile` (top first, 0
         Liberal, 1 Fascist) are used as given, not copied: pass fresh lists. Future
-        reshuffles come from `random.Random(reshuffle_seed)`, created at the first one,
-        so the same determinization plays the same moves to the same state.
+        reshuffles are a function of `reshuffle_seed` alone (see `seeded_shuffle`), so
+        the same determinization plays the same moves to the same state. Draw it with
+        `rng.getrandbits(RESHUFFLE_SEED_BITS)`.
         """
         g = FastGame.__new__(FastGame)
         g.variant = self.variant
@@ -540,7 +557,12 @@ class FastGame:
         """A new draw pile from this game's source of reshuffles (see `determinized`)."""
         rng = self._rng
         if rng is None and self._chance is None:
-            rng = self._rng = random.Random(self._reshuffle_seed)
+            pile = [0] * liberal + [1] * fascist
+            seed = self._reshuffle_seed
+            if seed >> SEED_RESERVE:
+                self._reshuffle_seed = seeded_shuffle(pile, seed)
+                return pile
+            rng = self._rng = random.Random(seed)  # the wide seed is used up
         return _new_pile(liberal, fascist, rng, self._chance)
 
     # --- the playout ----------------------------------------------------------------
@@ -942,12 +964,23 @@ class FastGame:
         """
         votes = self.votes
         votes[seat] = bool(ja)
-        living = self._seating.living
-        if len(votes) < len(living):
+        if len(votes) < len(self._seating.living):
             return NOTHING
-        ja_count = sum(votes.values())
+        return self.count_votes()
+
+    def voters(self) -> tuple[int, ...]:
+        """The seats that vote (the living), in seat order."""
+        return self._seating.living
+
+    def count_votes(self) -> int:
+        """Count a vote whose ballots are all in `votes` (which a search may fill itself).
+
+        Returns ELECTED, FAILED, or CHAOS_LIBERAL / CHAOS_FASCIST (see `cast`).
+        """
+        voters = len(self._seating.living)
+        ja_count = sum(self.votes.values())
         self.votes = {}
-        if 2 * ja_count <= len(living):  # a tie fails
+        if 2 * ja_count <= voters:  # a tie fails
             outcome = self._advance_tracker()
             if self.reason is None:
                 self._next_president()

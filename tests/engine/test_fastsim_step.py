@@ -31,9 +31,12 @@ from engine.fastsim import (
     ELECTED,
     FAILED,
     NOTHING,
+    RESHUFFLE_SEED_BITS,
+    SEED_RESERVE,
     FastGame,
     move_of,
     play_clean_random,
+    seeded_shuffle,
 )
 
 _I, _S, _P, _E = Power.INVESTIGATE, Power.SPECIAL_ELECTION, Power.POLICY_PEEK, Power.EXECUTION
@@ -167,6 +170,9 @@ def test_view_plus_true_hidden_state_continues_like_game(variant_name: str) -> N
             seat = rng.randrange(players)
             template = FastGame.from_view(game.view(seat), variant)
             truth = FastGame.from_game(game)
+            # A wide seed (its indices read straight from it) or a narrow one (which
+            # seeds a `random.Random`): the clean game reshuffles the same way.
+            reshuffle_seed = rng.getrandbits(RESHUFFLE_SEED_BITS if seed % 2 else 32)
             fast = template.determinized(
                 list(truth.roles),
                 truth._pile[truth._top :],
@@ -174,19 +180,19 @@ def test_view_plus_true_hidden_state_continues_like_game(variant_name: str) -> N
                 truth.discard_fascist,
                 truth.hand_fascists,
                 dict(game.votes),
-                0,
+                reshuffle_seed,
             )
-            # Reshuffles from here on come from Random(0) in both engines.
-            game.chance = _Reseeded(0)
+            game.chance = _SeededReshuffles(reshuffle_seed)
             play_side_by_side(game, fast, rng)
     assert len(phases) >= 5, phases
 
 
-class _Reseeded:
-    """A clean-engine chance source shuffling like `random.Random(seed)` on int lists."""
+class _SeededReshuffles:
+    """The clean engine's chance for a determinized game: reshuffles from a seed alone."""
 
     def __init__(self, seed: int) -> None:
-        self.rng = random.Random(seed)
+        self.seed = seed
+        self.rng: random.Random | None = None
 
     def deal_roles(self, roles: object) -> list[object]:  # pragma: no cover
         raise AssertionError("only reshuffles are asked for")
@@ -195,9 +201,27 @@ class _Reseeded:
         raise AssertionError("only reshuffles are asked for")
 
     def shuffle(self, tiles: list[Policy]) -> list[Policy]:
-        pile = list(tiles)
-        self.rng.shuffle(pile)
-        return pile
+        pile = [0 if t is Policy.LIBERAL else 1 for t in tiles]
+        if self.rng is None and self.seed >> SEED_RESERVE:
+            self.seed = seeded_shuffle(pile, self.seed)
+        else:
+            if self.rng is None:
+                self.rng = random.Random(self.seed)
+            self.rng.shuffle(pile)
+        return [Policy.FASCIST if t else Policy.LIBERAL for t in pile]
+
+
+def test_seeded_shuffle_deals_every_order_alike() -> None:
+    """Decoded indices permute (tiles are conserved) and spread orders evenly."""
+    counts: Counter[tuple[int, ...]] = Counter()
+    rng = random.Random(9)
+    for _ in range(12_000):
+        pile = [0, 0, 1, 1]
+        rest = seeded_shuffle(pile, rng.getrandbits(RESHUFFLE_SEED_BITS))
+        assert sorted(pile) == [0, 0, 1, 1] and rest < 1 << RESHUFFLE_SEED_BITS
+        counts[tuple(pile)] += 1
+    assert len(counts) == 6  # C(4, 2) distinct orders, each expected 2,000 times
+    assert all(1_700 < n < 2_300 for n in counts.values()), counts
 
 
 def test_determinized_games_replay_identically() -> None:
@@ -217,7 +241,7 @@ def test_determinized_games_replay_identically() -> None:
             truth.discard_fascist,
             truth.hand_fascists,
             dict(game.votes),
-            1234 + seed,
+            random.Random(seed).getrandbits(RESHUFFLE_SEED_BITS),
         )
         roles, pile, disc_l, disc_f, hand_f, votes, reshuffle_seed = parts
         first = template.determinized(
