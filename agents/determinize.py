@@ -15,13 +15,15 @@ consistent with the seat's *hard* knowledge.
   players (none was Hitler, since the game goes on).
 - Tiles: every shuffle (the opening one and each reshuffle) deals a uniformly random
   order of all the tiles not on the board, so only what happened since the last one
-  matters. Uniform among the orders of that pile (and, for a hand the seat cannot
-  see, the president's choice of discard) that fit what the seat saw: each session's
-  three tiles held the enacted policy; the seat's own draws, received hands and peeks
-  are exact; chaos top-decks are public; tiles are conserved and pile sizes are public.
-  The counts are sampled exactly from a small table of weights (products of binomial
-  coefficients) built once per decision; then the unknown draw-pile positions are
-  shuffled.
+  matters. Uniform among the hidden histories since then that fit what the seat saw,
+  a history being the order of that pile plus which tile each discard the seat did not
+  see took (by position among the three drawn): each session's three tiles held the
+  enacted policy, and what the seat received; its own draws and peeks are exact; chaos
+  top-decks are public; tiles are conserved and pile sizes are public. The counts that
+  matter next (Liberal tiles in the discard pile, Fascist tiles in the hand in play,
+  Liberal tiles among the unknown pile positions) are sampled exactly from a small
+  table of weights (products of binomial coefficients and discard counts) built once
+  per decision; then the unknown draw-pile positions are shuffled.
 - Ballots other voters already cast in the running vote: fair coins.
 
 Subclasses replace `sample_roles`, `sample_deck` and `sample_votes` (e.g. roles from a
@@ -221,9 +223,17 @@ def deck_knowledge(view: PlayerView, variant: Variant | None = None) -> DeckKnow
             ):
                 continue
             ways = comb(unknown, extra_l)
+            if session.received:
+                # The president's unseen discard: any of the three tiles that leaves
+                # what the seat received.
+                ways *= drawn_l if drawn_l > session.received[0] else drawn_f
             if session.closed:
                 if (session.enacted == 0 and not drawn_l) or (session.enacted == 1 and not drawn_f):
                     continue  # the enacted tile was among the three
+                if session.enacted is not None and not session.exact and not session.received:
+                    # Unseen discards: the enacted tile was any of the three of its kind
+                    # (and the other two went in either order, the same for every draw).
+                    ways *= drawn_l if session.enacted == 0 else drawn_f
                 options.append(((extra_l, drawn_l - (session.enacted == 0), 0, 0), ways))
             elif view.phase is Phase.PRESIDENT_DISCARD:
                 options.append(((extra_l, 0, drawn_f, 0), ways))
@@ -316,7 +326,7 @@ class UniformSampler:
         self._pile_tiles = [[0] * k + [1] * (unknown - k) for k in range(unknown + 1)]
         self._peeked = unknown < len(pile_known)
         # Ballots already cast by others in the running vote (their values are hidden).
-        self.voted = tuple(s for s in view.voted if s != view.seat) if view.my_vote is None else ()
+        self.voted = tuple(s for s in view.voted if s != view.seat)
         self.my_vote = view.my_vote
 
     def sample_roles(self, rng: random.Random) -> list[int]:
