@@ -18,10 +18,9 @@ import discord
 from discord.ui import Button, DynamicItem, Item, Select
 
 PREFIX = "sh:v1:"
-_TOKEN = r"[A-Za-z0-9_-]+"
-TEMPLATE = re.compile(
-    rf"sh:v1:(?P<game>{_TOKEN}):(?P<action>{_TOKEN})(?::(?P<arg>[A-Za-z0-9_.,-]+))?"
-)
+_GAME = r"[A-Za-z0-9_-]+"
+_TOKEN = r"[A-Za-z0-9_.,-]+"  # session prompt ids look like "a12" or "c12.40"
+TEMPLATE = re.compile(rf"sh:v1:(?P<game>{_GAME}):(?P<action>{_TOKEN})(?::(?P<arg>{_TOKEN}))?")
 MAX_CUSTOM_ID = 100  # Discord's limit
 
 

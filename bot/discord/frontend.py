@@ -307,7 +307,8 @@ class DiscordFrontend:
 
     async def _edit(
         self, table: Table, message_id: int, content: str, view: discord.ui.View | None
-    ) -> None:
+    ) -> bool:
+        """Edit a message of the game; False (logged) if Discord refused."""
         try:
             await (
                 self._channel(table)
@@ -316,6 +317,8 @@ class DiscordFrontend:
             )
         except discord.HTTPException as exc:
             log.warning("game %d: cannot edit message %d: %s", table.game_id, message_id, exc)
+            return False
+        return True
 
     async def _board_file(self, table: Table, view: PlayerView) -> discord.File:
         from ..render import render_board  # Pillow: imported when first needed
@@ -329,16 +332,20 @@ class DiscordFrontend:
     async def post(self, table: Table, post: Post) -> None:
         """Narrate public events in one message (with the board if it moved)."""
         state = self.state(table.game_id)
+        text = post.text
         result = next((e for e in post.events if isinstance(e, ev.ElectionResult)), None)
         if result is not None and state.vote is not None:
             line = narrate(result, table.labels) or ""
-            await self._close_vote(table, state.vote, line)
+            if await self._close_vote(table, state.vote, line):
+                # The vote message now shows every ballot: do not say it twice.
+                text = "\n".join(x for x in text.splitlines() if x != line)
             state.vote = None
         files = []
         if post.board is not None and (post.board_changed or not post.events):
             files.append(await self._board_file(table, post.board))
+        if not text and not files:
+            return
         view = None
-        text = post.text
         game = str(table.game_id)
         if any(isinstance(e, ev.GameStarted) for e in post.events):
             text += "\n" + texts.ROLES_DEALT
@@ -484,7 +491,10 @@ class DiscordFrontend:
         else:
             await self._edit(table, vote.message_id, text, self._vote_view(table, vote))
 
-    async def _close_vote(self, table: Table, vote: _Vote, result: str) -> None:
+    async def _close_vote(self, table: Table, vote: _Vote, result: str) -> bool:
+        """Show the result on the vote message; False if there was none to edit."""
         if vote.message_id is None:
-            return
-        await self._edit(table, vote.message_id, texts.VOTE_CLOSED.format(result=result), None)
+            return False
+        return await self._edit(
+            table, vote.message_id, texts.VOTE_CLOSED.format(result=result), None
+        )

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import discord
 
@@ -48,6 +48,28 @@ log = logging.getLogger(__name__)
 
 DEMO_PACE = {"fast": 0.5, "normal": 2.0, "slow": 4.0}  # seconds between demo messages
 
+T = TypeVar("T")
+
+
+class GameHost(Protocol):
+    """Where game sessions are created, resumed and stopped (their tasks live there)."""
+
+    async def run(self, work: Callable[[], Awaitable[T]]) -> T:
+        """Run `work` and return its result."""
+        ...
+
+
+class InlineHost:
+    """The production host: game work runs in the calling task, on the bot's loop.
+
+    The seam exists for the offline harness, which runs the long-lived session tasks
+    apart from the interaction handlers it waits for (see tests/bot/discord/harness.py).
+    """
+
+    async def run(self, work: Callable[[], Awaitable[T]]) -> T:
+        """Await `work()` here."""
+        return await work()
+
 
 @dataclass(slots=True)
 class _Meta:
@@ -66,10 +88,12 @@ class DiscordGames:
         config: Config,
         *,
         agents: AgentPort | None = None,
+        host: GameHost | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.config = config
         self._agents = agents
+        self.host: GameHost = host or InlineHost()
         self._service: Any = None  # an agents.service.AgentService we started
         self.clock = clock
         self._manager: SessionManager | None = None
@@ -103,14 +127,16 @@ class DiscordGames:
             await self._service.start()
             agents = self._service
         assert agents is not None
-        self._manager = SessionManager(bot.storage, self._frontend, agents, clock=self.clock)
-        resumed = await self._manager.recover(frontend_for=self._remember)
+        manager = self._manager = SessionManager(
+            bot.storage, self._frontend, agents, clock=self.clock
+        )
+        resumed = await self.host.run(lambda: manager.recover(frontend_for=self._remember))
         log.info("resumed %d unfinished game(s)", len(resumed))
 
     async def stop(self) -> None:
         """Stop every session (each resumes on the next start), then the AI workers."""
         if self._manager is not None:
-            await self._manager.shutdown()
+            await self.host.run(self._manager.shutdown)
         if self._service is not None:
             await self._service.close()
 
@@ -141,16 +167,18 @@ class DiscordGames:
         humans = [Member(s.user_id, s.name) for s in table if s.user_id is not None]
         options = lobby.options
         spec = self.config.ai_spec(options.strength)
-        session = await self.manager.create(
-            humans,
-            players=len(table),
-            fill_with_ai=True,
-            ai_spec=spec,
-            variant=Variant(options.variant),
-            options=self._session_options(spec, options.turn_seconds, options.vote_seconds),
-            extra_options={"host_id": lobby.host_id, "lobby": lobby.id},
-            guild_id=lobby.guild_id,
-            channel_id=lobby.channel_id,
+        session = await self.host.run(
+            lambda: self.manager.create(
+                humans,
+                players=len(table),
+                fill_with_ai=True,
+                ai_spec=spec,
+                variant=Variant(options.variant),
+                options=self._session_options(spec, options.turn_seconds, options.vote_seconds),
+                extra_options={"host_id": lobby.host_id, "lobby": lobby.id},
+                guild_id=lobby.guild_id,
+                channel_id=lobby.channel_id,
+            )
         )
         self._meta_of(session.game_id).host_id = lobby.host_id
         log.info("game %d started in channel %s", session.game_id, lobby.channel_id)
@@ -180,22 +208,28 @@ class DiscordGames:
         options = SessionOptions(
             timers=Timers.off(), substitute=spec, ai_budget_s=self.config.ai_seconds
         )
-        session = await self.manager.create(
-            [],
-            players=players,
-            fill_with_ai=True,
-            ai_spec=spec,
-            options=options,
-            extra_options={"host_id": interaction.user.id, "pace": pace, "demo": True},
-            guild_id=interaction.guild_id,
-            channel_id=interaction.channel_id,
-            start=False,
+        session = await self.host.run(
+            lambda: self.manager.create(
+                [],
+                players=players,
+                fill_with_ai=True,
+                ai_spec=spec,
+                options=options,
+                extra_options={"host_id": interaction.user.id, "pace": pace, "demo": True},
+                guild_id=interaction.guild_id,
+                channel_id=interaction.channel_id,
+                start=False,
+            )
         )
         meta = self._meta_of(session.game_id)
         meta.host_id, meta.pace = interaction.user.id, pace
         self.frontend.set_pace(session.game_id, pace)
         await interaction.response.send_message(texts.DEMO_STARTED.format(players=players))
-        session.start()
+
+        async def start() -> None:
+            session.start()
+
+        await self.host.run(start)
         log.info("demo game %d started in channel %s", session.game_id, interaction.channel_id)
 
     # --- components ---------------------------------------------------------------------

@@ -6,16 +6,27 @@ gateway parsers, with an in-memory Discord; everything in between (the command t
 is never contacted. `Harness` builds a server with a channel and members, starts the
 bot, restarts it (a fresh bot object over the same database and the same simulated
 Discord, so the old messages and their buttons remain), and finds messages to click.
+
+Game sessions run in a `DetachedHost`. simcord waits, after every simulated action,
+until every task the bot started is finished or parked on a wait it recognises
+(discord.py listeners, views, timers). A game session is long-lived on purpose: its
+tasks wait on an `asyncio.Event` for the next answer and on a queue for the next
+message, which simcord cannot tell from a hung handler (it fails the action after 5 s).
+So the harness starts sessions from a task of its own, which simcord does not track:
+clicks and commands are still settled by simcord, and the tests wait for the game's
+progress by condition (`Harness.until`), as a member watching the channel would.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 import simcord
@@ -23,6 +34,8 @@ import simcord
 from bot.config import Config
 from bot.discord.app import GameDesk, SecretHitlerBot
 from bot.storage import Storage
+
+T = TypeVar("T")
 
 NAMES = (
     "alice",
@@ -39,14 +52,63 @@ NAMES = (
 )
 
 
+class DetachedHost:
+    """Runs game work (session creation, recovery, shutdown) in tasks simcord does not
+    track; see the module docstring. Start it from test code, never from the bot."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]]]
+        self._queue = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._jobs: set[asyncio.Task[None]] = set()
+
+    def start(self) -> None:
+        """Start serving (call from the test's task, which simcord does not own)."""
+        self._task = asyncio.create_task(self._serve(), name="detached-game-host")
+
+    async def stop(self) -> None:
+        """Stop serving."""
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, *self._jobs, return_exceptions=True)
+
+    async def run(self, work: Callable[[], Awaitable[T]]) -> T:
+        """Run `work` in the host and wait for its result."""
+        done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((work, done))
+        return await done
+
+    async def _serve(self) -> None:
+        while True:
+            work, done = await self._queue.get()
+            job = asyncio.create_task(self._one(work, done))
+            self._jobs.add(job)
+            job.add_done_callback(self._jobs.discard)
+
+    @staticmethod
+    async def _one(work: Callable[[], Awaitable[Any]], done: asyncio.Future[Any]) -> None:
+        try:
+            result = await work()
+        except BaseException as exc:  # handed to the waiting bot task
+            if not done.done():
+                done.set_exception(exc)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        else:
+            if not done.done():
+                done.set_result(result)
+
+
 @dataclass
 class Harness:
     """A simulated server with one channel, eleven members and the bot."""
 
     env: simcord.Env
     config: Config
-    games_factory: Callable[[], GameDesk]
+    games_factory: Callable[[DetachedHost], GameDesk]
     storage: Storage
+    host: DetachedHost
+    log: _ErrorLog
     guild: simcord.GuildHandle = field(init=False)
     channel: simcord.ChannelHandle = field(init=False)
     members: list[simcord.MemberActor] = field(init=False)
@@ -64,12 +126,35 @@ class Harness:
         return bot
 
     async def restart(self) -> SecretHitlerBot:
-        """Stop the bot and start a fresh one on the same database and Discord."""
+        """Stop the bot (its games stop as on SIGTERM) and start a fresh one on the same
+        database and the same simulated Discord."""
+        await self.bot.games.stop()
         bot = SecretHitlerBot(
-            self.config, self.games_factory(), storage=self.storage, shard_count=1
+            self.config, self.games_factory(self.host), storage=self.storage, shard_count=1
         )
         await self.env.restart_bot(bot)
         return bot
+
+    def pinged(self, message: discord.Message) -> set[int]:
+        """Users a channel message notified, under the `allowed_mentions` it was sent (or
+        last edited) with. (simcord computes this like Discord; it is not in the message
+        payload, so it is read from simcord's backend model.)"""
+        stored = self.env.backend.get_message(self.channel.id, message.id)
+        return set(stored.ping_user_ids)
+
+    def expect_warning(self, text: str) -> None:
+        """A warning containing `text` is expected: it does not fail the test."""
+        self.log.expected.append(text)
+
+    async def until(
+        self, condition: Callable[[], bool], *, timeout: float = 20.0, what: str = ""
+    ) -> None:
+        """Wait (real time) until `condition()` holds: game work runs meanwhile."""
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what or condition}")
+            await asyncio.sleep(0.005)
 
     def channel_messages(self) -> list[discord.Message]:
         """Every message in the channel as a non-member would see it (no ephemerals)."""
@@ -109,7 +194,7 @@ def embed_text(message: discord.Message | simcord.ResponseMessage) -> str:
 @asynccontextmanager
 async def harness(
     tmp_path: Path,
-    games_factory: Callable[[], GameDesk],
+    games_factory: Callable[[DetachedHost], GameDesk],
     *,
     config: Config | None = None,
 ) -> AsyncIterator[Harness]:
@@ -120,31 +205,53 @@ async def harness(
     """
     config = replace(config or Config(), database_path=tmp_path / "shbot.db", sync_commands=True)
     storage = await Storage.open(config.database_path)
-    bot = SecretHitlerBot(config, games_factory(), storage=storage, shard_count=1)
+    host = DetachedHost()
+    host.start()
+    bot = SecretHitlerBot(config, games_factory(host), storage=storage, shard_count=1)
     env = simcord.Env(bot)
     failures = _ErrorLog()
     logging.getLogger("bot").addHandler(failures)
     await env.start()
     try:
-        yield Harness(env, config, games_factory, storage)
+        yield Harness(env, config, games_factory, storage, host, failures)
     finally:
-        await env.shutdown()
-        await storage.close()
-        logging.getLogger("bot").removeHandler(failures)
+        try:
+            current = env.bot
+            if isinstance(current, SecretHitlerBot):
+                await current.games.stop()
+            await env.shutdown()
+        finally:
+            await host.stop()
+            await storage.close()
+            logging.getLogger("bot").removeHandler(failures)
     errors = env.errors
     if errors:
         raise ExceptionGroup(f"the bot raised {len(errors)} error(s)", errors)  # type: ignore[arg-type]
-    # The bot's own handlers log unexpected exceptions instead of raising them (a user
-    # gets "something went wrong"); in a test those are failures too.
-    assert not failures.records, [r.getMessage() for r in failures.records]
+    # The bot's handlers, and the session's publisher, log unexpected exceptions instead
+    # of raising them (a member reads "something went wrong", the game goes on); in a
+    # test those are failures too, unless the test expected them (`Harness.expected`).
+    unexpected = [r for r in failures.records if not failures.allowed(r)]
+    assert not unexpected, [_describe(r) for r in unexpected]
+
+
+def _describe(record: logging.LogRecord) -> str:
+    text = f"{record.name}: {record.getMessage()}"
+    if record.exc_info and record.exc_info[1] is not None:
+        text += f" ({record.exc_info[1]!r})"
+    return text
 
 
 class _ErrorLog(logging.Handler):
-    """Collects ERROR records of the bot's loggers."""
+    """Collects WARNING and ERROR records of the bot's loggers."""
 
     def __init__(self) -> None:
-        super().__init__(level=logging.ERROR)
+        super().__init__(level=logging.WARNING)
         self.records: list[logging.LogRecord] = []
+        self.expected: list[str] = []  # substrings of warnings a test provokes on purpose
 
     def emit(self, record: logging.LogRecord) -> None:
         self.records.append(record)
+
+    def allowed(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return record.levelno < logging.ERROR and any(e in message for e in self.expected)

@@ -63,7 +63,7 @@ class RecordingDesk:
 @pytest.fixture
 async def table(tmp_path: Path) -> AsyncIterator[Harness]:
     desk = RecordingDesk()
-    async with harness(tmp_path, lambda: desk) as h:
+    async with harness(tmp_path, lambda host: desk) as h:
         h.desk = desk  # type: ignore[attr-defined]
         yield h
 
@@ -270,6 +270,7 @@ async def test_stale_lobby_buttons_get_a_precise_answer(table: Harness) -> None:
     # The edit that would remove the buttons fails (Discord hiccup): the lobby is
     # cancelled anyway, and its buttons stay on screen.
     table.env.inject_error("PATCH", "/channels/*/messages/*", status=500, times=1)
+    table.expect_warning("cannot edit its message")
     await alice.slash(table.channel, "cancel")
     assert "Join" in labels(table.message(message.id))
     stale = await bob.click(message, label="Join")

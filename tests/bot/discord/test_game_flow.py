@@ -1,0 +1,350 @@
+"""Whole games on Discord, through discord.py's real dispatch: clicks, refusals, restarts.
+
+The human seats are played by clicks (see `driver.py`); AI seats play `random`, which
+decides inline, so a game takes a second or two. Nothing here contacts Discord.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
+from pathlib import Path
+
+import discord
+import pytest
+import simcord
+
+import bot.discord.games as games_module
+from bot.agent_port import InProcessAgents
+from bot.config import Config, Timers
+from bot.discord import texts
+from bot.discord.games import DiscordGames
+from bot.narrate import narrate
+from bot.storage import StoredGame
+
+from .driver import Driver, components, text_of
+from .harness import Harness, harness
+
+FAST = Config(ai_specs={"easy": "random", "normal": "random", "strong": "random"})
+
+
+def open_table(tmp_path: Path, config: Config) -> AbstractAsyncContextManager[Harness]:
+    """A harness whose games run on the real session manager with fast AI players."""
+    return harness(
+        tmp_path,
+        lambda host: DiscordGames(config, agents=InProcessAgents(), host=host),
+        config=config,
+    )
+
+
+@pytest.fixture
+async def table(tmp_path: Path) -> AsyncIterator[Harness]:
+    async with open_table(tmp_path, FAST) as h:
+        yield h
+
+
+def reveal_posted(table: Harness) -> bool:
+    return any("The reveal" in text_of(m) for m in table.channel_messages())
+
+
+async def start_game(table: Harness, members: list[simcord.MemberActor], **options: object) -> int:
+    """/newgame by the first member, Join by the others, Start; returns the game id."""
+    host, *others = members
+    await host.slash(table.channel, "newgame", **options)
+    lobby = table.channel.last_message
+    assert lobby is not None
+    for member in others:
+        await member.click(lobby, label="Join")
+    started = await host.click(lobby, label="Start")
+    assert started.acknowledged and not started.ephemeral
+    game_id = table.bot.games.game_in(table.channel.id)
+    assert game_id is not None
+    return game_id
+
+
+async def stored(table: Harness, game_id: int) -> StoredGame:
+    return await table.storage.load_game(game_id)
+
+
+def hidden_lines(game: StoredGame) -> list[str]:
+    """Every sentence of private information of a game, as narration would say it."""
+    replayed = game.record.replay()
+    labels = [f"{s.name} (seat {s.seat})" for s in game.seats]
+    lines = [narrate(e, labels) for e in replayed.events if e.audience is not None]
+    return [line for line in lines if line]
+
+
+def first_prompt(driver: Driver) -> tuple[discord.Message, simcord.MemberActor]:
+    pending = driver.pending()
+    assert pending
+    return pending[0]
+
+
+async def test_a_full_game_from_newgame_to_the_reveal(table: Harness) -> None:
+    alice, bob = table.members[:2]
+    mallory = table.members[-1]
+    # bob's DMs are closed: Discord answers 403 / 50007 to every DM the bot tries.
+    bob_dm = bob.user.dm_channel
+    table.env.inject_error(
+        "POST",
+        f"/channels/{bob_dm.id}/messages",
+        status=403,
+        code=50007,
+        message="Cannot send messages to this user",
+        times=None,
+    )
+    game_id = await start_game(table, [alice, bob], players=5)
+    await table.until(lambda: any(components(m) for m in table.channel_messages()[2:]))
+
+    # The opening message offers every player their role, ephemerally.
+    opening = next(m for m in table.channel_messages() if "Show my role" in str(components(m)))
+    role = await alice.click(opening, label="Show my role")
+    assert role.ephemeral and role.response is not None
+    assert role.response.content.startswith("Your role: **")
+    stranger = await mallory.click(opening, label="Show my role")
+    assert stranger.ephemeral and stranger.response is not None
+    assert stranger.response.content == texts.NOT_A_PLAYER
+    # alice's DMs are open: her role arrived there too; bob's closed DMs blocked nothing.
+    assert any("'s role:" in m.content for m in alice.user.dm_channel.history())
+    assert not bob_dm.history()
+
+    driver = Driver(table, [alice, bob], seed=3)
+    actions = await driver.play(until=lambda: reveal_posted(table))
+    assert actions >= 3
+    assert all(not r.startswith(texts.SOMETHING_WRONG) for r in driver.replies)
+
+    game = await stored(table, game_id)
+    assert game.status == "finished" and game.winner is not None
+    messages = table.channel_messages()
+    reveal_index = next(i for i, m in enumerate(messages) if "The reveal" in text_of(m))
+    secrets = hidden_lines(game)
+    assert secrets  # roles at least
+    for message in messages[:reveal_index]:
+        text = text_of(message)
+        for secret in secrets:
+            assert secret not in text, (secret, text)
+        for private_words in ("You drew", "You received", "'s role:", "Your role"):
+            assert private_words not in text, text
+    # The board image after every enactment, and at the reveal.
+    for message in messages:
+        if "A policy is enacted" in message.content or "is enacted:" in message.content:
+            assert [a.filename for a in message.attachments] == ["board.png"], message.content
+    assert messages[reveal_index].attachments
+    # Only players are ever notified (the one who must act, or the voters).
+    for message in messages:
+        assert table.pinged(message) <= {alice.id, bob.id}, message.content
+        if not message.raw_mentions:
+            assert not table.pinged(message)
+    # After the end, old buttons say so.
+    over = await alice.click(opening, label="Show my role")
+    assert over.response is not None and over.response.content == texts.GAME_OVER
+
+
+async def test_clicks_are_checked_against_the_session(table: Harness) -> None:
+    humans = table.members[:5]
+    mallory = table.members[-1]
+    await start_game(table, humans)
+    driver = Driver(table, humans, seed=5)
+    await table.until(lambda: bool(driver.pending()), what="the first nomination")
+
+    # The first prompt: a nomination select, for the presidential candidate only.
+    message, president = first_prompt(driver)
+    assert "nominate a chancellor" in message.content
+    assert message.raw_mentions == [president.id]
+    assert table.pinged(message) == {president.id}  # only the member who must act
+    select = next(c for c in components(message) if c["type"] == 3)
+    value = select["options"][0]["value"]
+    someone_else = next(m for m in humans if m.id != president.id)
+    refused = await someone_else.select(message, [value], custom_id=select["custom_id"])
+    assert refused.ephemeral and refused.response is not None
+    assert refused.response.content.startswith("This choice is for ")
+    assert refused.response.content.endswith(", not for you.")
+    watcher = await mallory.select(message, [value], custom_id=select["custom_id"])
+    assert watcher.response is not None and watcher.response.content == texts.NOT_A_PLAYER
+    nominated = await president.select(message, [value], custom_id=select["custom_id"])
+    assert nominated.ephemeral
+    await table.until(lambda: not components(table.message(message.id)), what="prompt closed")
+    assert table.message(message.id).content.endswith("> Done.")
+
+    # The vote: one message, Ja / Nein for everyone, showing who voted but never how.
+    await table.until(lambda: any("**Vote**" in m.content for m in table.channel_messages()))
+    vote = next(m for m in table.channel_messages() if "**Vote**" in m.content)
+    assert set(vote.raw_mentions) == {m.id for m in humans}
+    assert table.pinged(vote) == {m.id for m in humans}
+    first, *rest = humans
+    stranger = await mallory.click(vote, label="Ja")
+    assert stranger.response is not None and stranger.response.content == texts.NOT_A_PLAYER
+    await first.click(vote, label="Ja")
+    again = await first.click(vote, label="Ja")
+    assert again.ephemeral
+    assert again.response is not None and again.response.content == "You already voted Ja."
+    changed = await first.click(vote, label="Nein")
+    assert changed.response is not None and "**Nein**" in changed.response.content
+    await table.until(lambda: "Voted (1/5)" in table.message(vote.id).content)
+    shown = table.message(vote.id).content
+    assert "Ja:" not in shown and "Nein:" not in shown  # how anyone voted stays hidden
+    await first.click(vote, label="Ja")
+    for member in rest:
+        await member.click(vote, label="Ja")
+    await table.until(lambda: "Vote closed" in table.message(vote.id).content)
+    closed = table.message(vote.id)
+    assert not components(closed)
+    assert "The government is elected. Ja: " in closed.content and "Nein: nobody" in closed.content
+
+    # The president's hand: a public prompt, the policies only in an ephemeral reply.
+    def hand_prompt() -> bool:
+        return any(
+            "open your hand" in m.content and components(m) for m in table.channel_messages()
+        )
+
+    await table.until(hand_prompt, what="the president's hand")
+    hand = next(
+        m for m in table.channel_messages() if "open your hand" in m.content and components(m)
+    )
+    holder = next(m for m in humans if m.id in hand.raw_mentions)
+    other = next(m for m in humans if m.id != holder.id)
+    not_yours = await other.click(hand, label="Open your hand")
+    assert not_yours.ephemeral and not_yours.response is not None
+    assert not_yours.response.content.startswith("This hand belongs to ")
+    first_look = await holder.click(hand, label="Open your hand")
+    second_look = await holder.click(hand, label="Open your hand")
+    assert first_look.ephemeral and first_look.response is not None
+    assert first_look.response.content.startswith("You drew ")
+    assert second_look.response is not None
+    discard = next(c["label"] for c in components(first_look.response))
+    done = await holder.click(first_look.response, label=discard)
+    assert done.response is not None and done.response.content == f"Done: {discard}."
+    assert not components(done.response)  # the hand message keeps no buttons
+    stale = await holder.click(second_look.response, label=discard)
+    assert stale.response is not None
+    assert stale.response.content == "That choice is no longer open: the game has moved on."
+    assert all("You drew" not in m.content for m in table.channel_messages())
+
+
+async def test_a_restart_mid_game_keeps_every_old_button_working(table: Harness) -> None:
+    alice, bob, carol = table.members[:3]
+    game_id = await start_game(table, [alice, bob, carol], players=6)
+    driver = Driver(table, [alice, bob, carol], seed=11)
+    await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
+    opening = next(m for m in table.channel_messages() if "Show my role" in str(components(m)))
+    before, member = first_prompt(driver)
+    before_count = len(table.channel_messages())
+
+    old_bot = table.bot
+    await table.restart()
+    assert table.bot is not old_bot
+    # The resumed session says so and offers the open decision again.
+    await table.until(
+        lambda: any("The bot restarted" in m.content for m in table.channel_messages()),
+        what="the resumed game's notice",
+    )
+    assert len(table.channel_messages()) > before_count
+
+    # Buttons of messages sent before the restart still work.
+    role = await member.click(opening, label="Show my role")
+    assert role.response is not None and role.response.content.startswith("Your role: **")
+    reply = await driver.act(before, member)
+    assert reply.startswith(("Done:", "Your vote is in", "You said nothing")), reply
+    await driver.play(until=lambda: reveal_posted(table))
+    assert (await stored(table, game_id)).status == "finished"
+
+
+async def test_host_cancels_mid_game_once_the_players_agree(table: Harness) -> None:
+    alice, bob, carol = table.members[:3]
+    mods = table.guild.create_role("Mods", permissions=discord.Permissions(manage_guild=True))
+    mod = table.guild.add_member(table.env.create_user("moderator"), roles=[mods])
+    game_id = await start_game(table, [alice, bob, carol], players=5)
+    driver = Driver(table, [alice, bob, carol], seed=2)
+    await table.until(lambda: bool(driver.pending()))
+    prompt, member = first_prompt(driver)
+
+    refused = await bob.slash(table.channel, "cancel")
+    assert refused.ephemeral and refused.response is not None
+    assert refused.response.content == texts.CANCEL_RIGHTS
+    asked = await mod.slash(table.channel, "cancel")  # Manage Server may ask too
+    assert not asked.ephemeral and asked.response is not None
+    ask = asked.response
+    assert "0/2" in ask.content
+    outsider = await mod.click(ask, label="End the game")
+    assert outsider.response is not None and outsider.response.content == texts.CANCEL_ONLY_PLAYERS
+    first = await alice.click(ask, label="End the game")
+    assert first.ephemeral and first.response is not None
+    assert first.response.content == "You agreed to end the game (1/2)."
+    twice = await alice.click(ask, label="End the game")
+    assert twice.response is not None and twice.response.content == "You already agreed (1/2)."
+    await bob.click(ask, label="End the game")
+    assert (await stored(table, game_id)).status == "cancelled"
+    await table.until(
+        lambda: any("The game was cancelled" in m.content for m in table.channel_messages())
+    )
+    assert table.bot.games.game_in(table.channel.id) is None
+    assert not components(table.message(prompt.id))  # open prompts were closed
+    opening = next(m for m in table.channel_messages() if "Show my role" in str(components(m)))
+    late = await member.click(opening, label="Show my role")
+    assert late.response is not None and late.response.content == texts.GAME_CANCELLED
+    fresh = await alice.slash(table.channel, "newgame")
+    assert not fresh.ephemeral  # the channel is free again
+
+
+async def test_status_role_afk_and_back(table: Harness) -> None:
+    alice, bob = table.members[:2]
+    mallory = table.members[-1]
+    await start_game(table, [alice, bob], players=5)
+    driver = Driver(table, [alice, bob], seed=4)
+    await table.until(lambda: bool(driver.pending()))
+
+    status = await mallory.slash(table.channel, "status")
+    assert status.ephemeral and status.response is not None
+    assert status.response.embeds and "Game #" in (status.response.embeds[0].title or "")
+    role = await alice.slash(table.channel, "role")
+    assert role.ephemeral and role.response is not None
+    assert role.response.content.startswith("Your role: **")
+    nobody = await mallory.slash(table.channel, "role")
+    assert nobody.response is not None and nobody.response.content == texts.NO_GAME_FOR_YOU
+
+    away = await alice.slash(table.channel, "afk")
+    assert away.ephemeral
+    assert away.followups or away.response is not None
+    await table.until(
+        lambda: any("stepped away" in m.content for m in table.channel_messages()),
+        what="the afk notice",
+    )
+    returned = await alice.slash(table.channel, "back")
+    assert returned.ephemeral
+    await table.until(
+        lambda: any("is back" in m.content for m in table.channel_messages()),
+        what="the back notice",
+    )
+
+
+async def test_absent_players_are_replaced_when_their_time_runs_out(tmp_path: Path) -> None:
+    config = replace(FAST, timers=Timers(turn_seconds=1, vote_seconds=1, afk_after=2))
+    async with open_table(tmp_path, config) as table:
+        alice, bob = table.members[:2]
+        game_id = await start_game(table, [alice, bob], players=5)
+        # Nobody clicks: the timers expire, an AI decides, then keeps the seats.
+        await table.until(
+            lambda: any("plays for them until" in m.content for m in table.channel_messages()),
+            timeout=30,
+            what="an absent player handed to an AI",
+        )
+        assert any("ran out of time" in m.content for m in table.channel_messages())
+        await table.until(lambda: reveal_posted(table), timeout=30, what="the end")
+        assert (await stored(table, game_id)).status == "finished"
+
+
+async def test_demo_plays_a_bot_only_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(games_module.DEMO_PACE, "fast", 0.0)  # no pauses in a test
+    async with open_table(tmp_path, FAST) as table:
+        alice = table.members[0]
+        started = await alice.slash(table.channel, "demo", players=6, speed="fast")
+        assert not started.ephemeral and started.response is not None
+        assert "6 AI players" in started.response.content
+        busy = await alice.slash(table.channel, "newgame")
+        assert busy.response is not None and busy.response.content == texts.GAME_ALREADY_HERE
+        await table.until(lambda: reveal_posted(table), what="the demo's end")
+        assert all(not m.raw_mentions for m in table.channel_messages())
+        # Nobody is asked anything: the only buttons are the read-only "Show ..." ones.
+        for message in table.channel_messages():
+            assert all(c.get("label", "").startswith("Show") for c in components(message))
