@@ -400,6 +400,7 @@ class GameSession:
         pending = [t for t in (self._task, *self._tasks, *self._ai_tasks.values()) if t]
         await asyncio.gather(*pending, return_exceptions=True)
         if self._publisher is not None:
+            self._outbox.put_nowait(None)  # in case the game task was cancelled before it ran
             try:  # show what was already decided, unless the front-end hangs
                 await asyncio.wait_for(asyncio.shield(self._publisher), 5.0)
             except TimeoutError:

@@ -1,0 +1,226 @@
+"""Restart recovery: a game killed at any moment resumes to the very same game.
+
+A `Freezer` wraps the real storage and hangs forever at a chosen write (just before or
+just after action k is stored), as a process killed there would; the session is then
+dropped, the database reopened by a new manager, and the game recovered and finished.
+It must end exactly as the same game played without interruption: same decisions,
+same elections, same events (only the order in which ballots of one election were
+clicked may differ, since that depends on who was faster).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.frontends.fake import FakeFrontend, scripted
+from bot.manager import SessionManager
+from bot.ports import PromptKind
+from bot.session import GameSession, SessionOptions
+from bot.storage import Storage
+from bot.timers import Timers
+from engine import (
+    Action,
+    CallSpecialElection,
+    ChancellorClaim,
+    Claim,
+    Discard,
+    Enact,
+    Execute,
+    Game,
+    Investigate,
+    Nominate,
+    PresidentClaim,
+    ProposeVeto,
+    VetoReply,
+    Vote,
+)
+
+from .conftest import UNTIMED, members, normalised, until
+
+PLAYERS, HUMANS, SEED = 10, 4, 76  # a game with every power, a veto and human claims
+# (the fast agents used here never claim; agents that do are covered by the runner's tests)
+
+
+class Freezer:
+    """The real storage, except that the write of action `at` hangs forever."""
+
+    def __init__(self, store: Storage, at: int, *, after_write: bool) -> None:
+        self.store = store
+        self.at = at
+        self.after_write = after_write
+        self.frozen = asyncio.Event()
+
+    async def append_action(self, game_id: int, seq: int, action: Action) -> None:
+        if seq == self.at and not self.after_write:
+            await self._freeze()
+        await self.store.append_action(game_id, seq, action)
+        if seq == self.at:
+            await self._freeze()
+
+    async def _freeze(self) -> None:
+        self.frozen.set()
+        await asyncio.Event().wait()  # the process is gone
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+async def _play(store: Any, options: SessionOptions = UNTIMED) -> tuple[GameSession, FakeFrontend]:
+    fake = FakeFrontend(answer=scripted)
+    manager = SessionManager(store, fake)
+    session = await manager.create(
+        members(HUMANS), players=PLAYERS, fill_with_ai=True, seed=SEED, options=options
+    )
+    return session, fake
+
+
+@pytest.fixture(scope="module")
+def reference() -> Game:
+    """The game played without interruption."""
+
+    async def play() -> Game:
+        store = await Storage.open(":memory:")
+        session, _ = await _play(store)
+        await asyncio.wait_for(session.run(), 30)
+        await store.close()
+        return session.game
+
+    return asyncio.run(play())
+
+
+def _kill_points(game: Game) -> dict[str, int]:
+    """The first action of each kind, a ballot with others already cast, and claims."""
+    points: dict[str, int] = {}
+    kinds: dict[str, Callable[[Action], bool]] = {
+        "nominate": lambda a: isinstance(a, Nominate),
+        "first ballot": lambda a: isinstance(a, Vote),
+        "discard": lambda a: isinstance(a, Discard),
+        "enact": lambda a: isinstance(a, Enact),
+        "veto": lambda a: isinstance(a, ProposeVeto),
+        "veto reply": lambda a: isinstance(a, VetoReply),
+        "investigate": lambda a: isinstance(a, Investigate),
+        "special election": lambda a: isinstance(a, CallSpecialElection),
+        "execute": lambda a: isinstance(a, Execute),
+        "human claim": lambda a: isinstance(a, Claim) and a.seat < HUMANS,
+        "chancellor claim": lambda a: isinstance(a, ChancellorClaim),
+        "president claim": lambda a: isinstance(a, PresidentClaim),
+    }
+    for index, action in enumerate(game.actions):
+        for name, matches in kinds.items():
+            if name not in points and matches(action):
+                points[name] = index
+        previous = game.actions[index - 1] if index else None
+        if "mid-vote" not in points and isinstance(action, Vote) and isinstance(previous, Vote):
+            points["mid-vote"] = index + 2  # three ballots in, more to come
+    return points
+
+
+def test_the_reference_game_covers_every_phase(reference: Game) -> None:
+    assert set(_kill_points(reference)) == {
+        "nominate",
+        "first ballot",
+        "mid-vote",
+        "discard",
+        "enact",
+        "veto",
+        "veto reply",
+        "investigate",
+        "special election",
+        "execute",
+        "human claim",
+        "chancellor claim",
+        "president claim",
+    }
+
+
+@pytest.mark.parametrize("after_write", [False, True], ids=["before-store", "after-store"])
+async def test_a_game_killed_at_any_phase_resumes_identically(
+    reference: Game, after_write: bool, tmp_path: Path
+) -> None:
+    for name, index in sorted(_kill_points(reference).items(), key=lambda kv: kv[1]):
+        path = tmp_path / f"{name}-{after_write}.db"
+        store = await Storage.open(path)
+        freezer = Freezer(store, index, after_write=after_write)
+        first, _ = await _play(freezer)
+        await asyncio.wait_for(freezer.frozen.wait(), 30)
+        await first.stop()  # the process dies: nothing more is written or shown
+        await store.close()
+
+        store = await Storage.open(path)
+        fake = FakeFrontend(answer=scripted)
+        [resumed] = await SessionManager(store, fake).recover()
+        assert len(resumed.game.actions) == index + after_write, name
+        await asyncio.wait_for(resumed.wait(), 30)
+        assert normalised(resumed.game) == normalised(reference), name
+        stored = await store.load_game(resumed.game_id)
+        assert stored.status == "finished" and stored.record.actions == resumed.game.actions
+        assert "The bot restarted" in fake.public_text(resumed.game_id)[0]
+        await store.close()
+
+
+async def test_acknowledged_votes_survive_and_only_missing_voters_are_asked_again(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "vote.db"
+    store = await Storage.open(path)
+    manager = SessionManager(store, FakeFrontend())  # the test votes itself
+    session = await manager.create(members(5), seed=12, options=UNTIMED)
+    game = session.game
+    president = game.president
+    await until(lambda: bool(session.open_prompts(president)))
+    await session.submit(president, Nominate(president, game.eligible_chancellors()[0]))
+    await session.submit(0, Vote(0, True))
+    await session.submit(3, Vote(3, False))
+    await session.submit(3, Vote(3, True))  # changed: the change is stored too
+    await manager.shutdown()  # dropped right after the acknowledgements
+    await store.close()
+
+    store = await Storage.open(path)
+    fake = FakeFrontend()
+    [resumed] = await SessionManager(store, fake).recover()
+    assert resumed.game.votes == {0: True, 3: True}
+    await until(lambda: len(fake.prompts(resumed.game_id)) == 3)
+    await asyncio.sleep(0.01)
+    asked = fake.prompts(resumed.game_id)
+    assert sorted(p.seat for p in asked) == [1, 2, 4]
+    assert {p.id for p in asked} == {"a1"}  # the same prompt id as before the restart
+    for seat in (1, 2, 4):
+        await resumed.choose(100 + seat, "a1", 0)
+    assert len([a for a in resumed.game.actions if isinstance(a, Vote)]) == 6
+    await resumed.stop()
+    await store.close()
+
+
+async def test_a_deadline_missed_while_down_gets_a_grace_period(tmp_path: Path) -> None:
+    now = [1_000_000.0]
+    timers = Timers(nominate=120, vote=90, policy=90, power=120, claim=20, grace=30)
+    options = SessionOptions(timers=timers, substitute="selfish")
+    path = tmp_path / "grace.db"
+    store = await Storage.open(path)
+    manager = SessionManager(store, FakeFrontend(), clock=lambda: now[0])
+    session = await manager.create(members(5), seed=5, options=options)
+    president = session.game.president
+    await until(lambda: bool(session.open_prompts(president)))
+    [prompt] = session.open_prompts(president)
+    assert prompt.deadline == 1_000_120.0
+    assert (await store.load_game(session.game_id)).deadline == 1_000_120.0
+    await manager.shutdown()
+    await store.close()
+
+    for down_until, expected in ((1_000_050.0, 1_000_120.0), (1_009_000.0, 1_009_030.0)):
+        now[0] = down_until
+        store = await Storage.open(path)
+        fake = FakeFrontend()
+        restarted = SessionManager(store, fake, clock=lambda: now[0])
+        [resumed] = await restarted.recover()
+        await until(lambda s=resumed: bool(s.open_prompts(president)))  # type: ignore[misc]
+        [prompt] = resumed.open_prompts(president)
+        assert prompt.kind is PromptKind.ACTION and prompt.id == "a0"
+        assert prompt.deadline == expected
+        await restarted.shutdown()
+        await store.close()

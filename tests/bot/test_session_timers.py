@@ -1,0 +1,107 @@
+"""Absent players: timers, one-off AI decisions, takeover for good, /afk and /back.
+
+Timers are tiny (tens of milliseconds); no assertion depends on how long anything took.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.frontends.fake import FakeFrontend, scripted
+from bot.manager import SessionManager
+from bot.ports import AIControlsSeat, Prompt
+from bot.session import SessionOptions
+from bot.storage import Storage
+from bot.timers import Timers
+from engine import Claim, Nominate
+
+from .conftest import UNTIMED, members, until
+
+TINY = SessionOptions(
+    timers=Timers(
+        nominate=0.03, vote=0.03, policy=0.03, power=0.03, claim=0.01, max_expiries=2, grace=0.03
+    ),
+    substitute="selfish",
+)
+
+
+async def test_absent_players_are_covered_once_then_replaced(session_store: Storage) -> None:
+    fake = FakeFrontend()  # nobody ever answers
+    manager = SessionManager(session_store, fake)
+    session = await manager.create(members(2), players=5, fill_with_ai=True, seed=2, options=TINY)
+    await asyncio.wait_for(session.run(), 60)
+    gid = session.game_id
+    assert session.game.is_over
+    text = "\n".join(fake.public_text(gid))
+    for seat in (0, 1):
+        label = session.table.seats[seat].label
+        assert f"{label} ran out of time: an AI decides for them this time." in text
+        assert f"{label} ran out of time 2 times in a row: an AI plays for them" in text
+        assert session.seats[seat].agent == "selfish"
+        assert session.seats[seat].user_id == 100 + seat  # still their seat, for stats
+    history = await session_store.seat_history(gid)
+    assert {(h.seat, h.reason, h.to_agent) for h in history} == {
+        (0, "absent", "selfish"),
+        (1, "absent", "selfish"),
+    }
+    stored = await session_store.load_game(gid)
+    assert [s.agent for s in stored.seats[:2]] == ["selfish", "selfish"]
+    reasons = {reason for _, reason in fake.of(gid, "withdraw")}
+    assert "Time is up: an AI decides for you this time." in reasons
+    assert all(a.seat >= 2 or not isinstance(a, Claim) for a in session.game.actions)
+
+
+async def test_a_player_who_is_back_decides_again(session_store: Storage) -> None:
+    present = False
+
+    def player(prompt: Prompt) -> int | None:
+        return scripted(prompt) if present else None
+
+    fake = FakeFrontend(answer=player)
+    manager = SessionManager(session_store, fake)
+    session = await manager.create(members(1), players=5, fill_with_ai=True, seed=6, options=TINY)
+    await asyncio.wait_for(until(lambda: session.seats[0].is_ai), 30)
+    with pytest.raises(AIControlsSeat, match="/back"):
+        game = session.game
+        await session.submit(0, Nominate(0, 1))
+    assert "already plays for you" in await session.afk(100)
+
+    present = True
+    mark = len(game.actions)
+    assert "Welcome back" in await session.back(100)
+    assert not session.seats[0].is_ai
+    await asyncio.wait_for(session.run(), 60)
+    # Seat 0 decided through its own prompts after coming back.
+    later = [a for a in game.actions[mark:] if a.seat == 0 and not isinstance(a, Claim)]
+    assert later
+    reasons = [h.reason for h in await session_store.seat_history(session.game_id)]
+    assert reasons == ["absent", "back"]
+
+
+async def test_afk_hands_the_pending_decision_to_an_agent_at_once(session_store: Storage) -> None:
+    fake = FakeFrontend()  # the humans never answer, and there are no timers
+    manager = SessionManager(session_store, fake)
+    session = await manager.create(members(5), seed=9, options=UNTIMED)
+    game = session.game
+    president = game.president
+    await until(lambda: bool(session.open_prompts(president)))
+    await asyncio.sleep(0.05)
+    assert not game.actions  # untimed: the game waits for its human
+    reply = await session.afk(100 + president)
+    assert "until you type /back" in reply
+    await until(lambda: bool(game.actions))
+    assert isinstance(game.actions[0], Nominate) and game.actions[0].seat == president
+    assert "stepped away" in "\n".join(fake.public_text(session.game_id))
+    await session.stop()
+
+
+async def test_empty_seats_are_filled_only_on_request(session_store: Storage) -> None:
+    manager = SessionManager(session_store, FakeFrontend())
+    with pytest.raises(ValueError, match="2 seats are empty"):
+        await manager.create(members(3), players=5, options=UNTIMED)
+    session = await manager.create(members(3), players=5, fill_with_ai=True, options=UNTIMED)
+    assert [s.is_ai for s in session.seats] == [False, False, False, True, True]
+    assert all(s.name.endswith("(AI)") for s in session.seats[3:])
+    await session.stop()
