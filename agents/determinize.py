@@ -37,6 +37,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import combinations, product
 from math import comb
+from typing import Protocol
 
 from engine import Party, Phase, PlayerView, Policy, Role, Variant
 from engine import events as ev
@@ -294,6 +295,14 @@ def deck_knowledge(view: PlayerView, variant: Variant | None = None) -> DeckKnow
 
 
 # --- the sampler ---------------------------------------------------------------------
+
+
+class Sampler(Protocol):
+    """What a search needs from a determinization sampler built for one decision."""
+
+    def game(self, rng: random.Random) -> FastGame:
+        """A fresh, complete game consistent with the view, drawn from `rng`."""
+        ...
 
 
 class UniformSampler:

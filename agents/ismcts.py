@@ -37,7 +37,7 @@ from engine import Action, Phase, PlayerView, Variant, WinReason
 from engine.fastsim import VOTE, FastGame, move_of
 
 from .base import AgentBase, Budget
-from .determinize import UniformSampler
+from .determinize import Sampler, UniformSampler
 
 DEFAULT_ITERATIONS = 10_000  # the paper's setting
 DEFAULT_EXPLORATION = 0.7  # UCB1's c for rewards in [0, 1]
@@ -126,8 +126,8 @@ class SOISMCTSAgent(AgentBase):
 
     # --- what a subclass may change -------------------------------------------------
 
-    def make_sampler(self, view: PlayerView) -> UniformSampler:
-        """The determinization sampler for this decision (any object with `game(rng)`)."""
+    def make_sampler(self, view: PlayerView) -> Sampler:
+        """The determinization sampler for this decision (uniform by default)."""
         return UniformSampler(view, self.variant)
 
     def playout(self, game: FastGame, rng: random.Random) -> WinReason:
@@ -175,7 +175,7 @@ class SOISMCTSAgent(AgentBase):
     def _iterate(
         self,
         root: Node,
-        sampler: UniformSampler,
+        sampler: Sampler,
         rng: random.Random,
         iterations: int | None,
         deadline: float | None,
@@ -196,6 +196,7 @@ class SOISMCTSAgent(AgentBase):
         size = min(iterations or 4096, 1 << 20) + 2
         bonus, root_inv = _ucb_tables(c, size)
         done = 0
+        move: int  # a ballot is a bool (True is Ja, 1); other moves are ints
         while iterations is None or done < iterations:
             if deadline is not None and not done & 15 and clock() >= deadline:
                 break

@@ -1,12 +1,13 @@
 """Benchmark SO-ISMCTS decisions on real mid-game positions.
 
     python bench/ismcts_bench.py --players 10 --iterations 10000 --decisions 30 --seed 1
-        [--json] [--exploration 0.7] [--profile]
+        [--json] [--mix balanced|natural] [--exploration 0.7] [--profile]
 
 Positions come from seeded games of Selfish players (game i is dealt from seed S + i):
-every decision with two or more distinct options is a candidate, and the D positions
-are taken in turn from each kind of decision (nominations, votes, discards,
-enactments, veto replies, powers), spread over the games and seats. Each decision is
+every decision with two or more distinct options is a candidate (any voter's, in a
+vote), and the D positions are taken in turn from each kind of decision (nominations,
+votes, discards, enactments, veto replies, powers), spread over the games and seats;
+with `--mix natural`, at random among all of them (mostly votes, as in play). Each decision is
 timed whole, as a seat would take it: building the determinization sampler from the
 view, then the search. Prints the median and 90th percentile wall seconds per
 decision, the median CPU seconds (steadier on a shared machine), microseconds per
@@ -31,8 +32,14 @@ from agents.selfish import SelfishAgent
 from engine import Game, Phase, PlayerView
 
 
-def collect_positions(players: int, decisions: int, seed: int) -> list[PlayerView]:
-    """`decisions` views of seats facing a real choice, balanced over kinds of decision."""
+def collect_positions(
+    players: int, decisions: int, seed: int, mix: str = "balanced"
+) -> list[PlayerView]:
+    """`decisions` views of seats facing a real choice.
+
+    "balanced" takes them in turn from each kind of decision; "natural" at random from
+    all of them, so as often as games ask them (mostly votes).
+    """
     by_phase: dict[Phase, list[PlayerView]] = defaultdict(list)
     picker = random.Random(f"positions:{seed}")
     game_index = 0
@@ -49,6 +56,9 @@ def collect_positions(players: int, decisions: int, seed: int) -> list[PlayerVie
                 by_phase[view.phase].append(view)
             game.apply(agents[seat].act(view))
         game_index += 1
+    if mix == "natural":
+        every = [view for phase in Phase for view in by_phase[phase]]
+        return picker.sample(every, min(decisions, len(every)))
     pools = [by_phase[phase] for phase in Phase if by_phase[phase]]
     for pool in pools:
         picker.shuffle(pool)
@@ -96,13 +106,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--decisions", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--exploration", type=float, default=0.7)
+    parser.add_argument(
+        "--mix",
+        choices=("balanced", "natural"),
+        default="balanced",
+        help="positions in turn per kind of decision, or as often as games ask them",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON line")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top lines")
     args = parser.parse_args(argv)
     if args.decisions < 1 or args.iterations < 1:
         parser.error("--decisions and --iterations must be positive")
 
-    views = collect_positions(args.players, args.decisions, args.seed)
+    views = collect_positions(args.players, args.decisions, args.seed, args.mix)
     profiler = cProfile.Profile() if args.profile else None
     if profiler is not None:
         profiler.enable()
@@ -128,13 +144,14 @@ def main(argv: list[str] | None = None) -> None:
         "by_phase_median_s": {k: round(statistics.median(v), 4) for k, v in by_phase.items()},
         "by_phase_count": {k: len(v) for k, v in by_phase.items()},
         "seed": args.seed,
+        "mix": args.mix,
     }
     if args.json:
         print(json.dumps(figures))
     else:
         print(
             f"SO-ISMCTS, {args.players} players, {args.iterations} iterations, "
-            f"{len(timings)} decisions from Selfish games seeded {args.seed}+"
+            f"{len(timings)} decisions ({args.mix}) from Selfish games seeded {args.seed}+"
         )
         print(
             f"  median {figures['median_s']:.3f} s/decision, p90 {figures['p90_s']:.3f} s, "

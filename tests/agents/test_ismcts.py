@@ -37,7 +37,7 @@ from engine import (
     Vote,
     WinReason,
 )
-from engine.fastsim import CHAOS_FASCIST, CHAOS_LIBERAL, ELECTED, FAILED, FastGame
+from engine.fastsim import CHAOS_FASCIST, CHAOS_LIBERAL, ELECTED, FAILED, VOTE, FastGame
 from tests.engine.helpers import deck, fixed_game, play, tiles
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -197,6 +197,35 @@ def test_nomination_children_are_vote_chains() -> None:
         chain = vote_chain(child)
         assert len(chain) == 10 and [n.seat for n in chain] == list(range(10)), key
         assert all(len(n.tried()) <= 2 and len(n.children) <= 4 for n in chain)
+
+
+@pytest.mark.parametrize(("players", "seed"), [(10, 8), (7, 5), (5, 3)])
+def test_every_node_has_the_same_mover_in_every_determinization(players: int, seed: int) -> None:
+    """A child is keyed by what the watcher sees (the move, bar ballots, and chance's
+    public results); that must fix who moves next, whatever the hidden state."""
+    game = Game(players, seed=seed)
+    president = game.president
+    view = game.view(president)
+    result = agent(president, iterations=3000).search(view, random.Random(seed))
+    sampler = UniformSampler(view)
+    rng = random.Random(1)
+    steps = 0
+    for _ in range(300):
+        fast = sampler.game(rng)
+        node = result.root
+        while True:
+            if fast.phase == VOTE:
+                assert node.seat == fast.next_voter()
+                key = fast.cast(node.seat, rng.random() < 0.5)
+            else:
+                assert node.seat == fast.to_move()
+                move = rng.choice(fast.legal_moves())
+                key = move << 3 | fast.step(move)
+            steps += 1
+            if fast.reason is not None or key not in node.children:
+                break
+            node = node.children[key]
+    assert steps > 3000
 
 
 def _walk(a: Node, b: Node) -> Iterator[tuple[Node, Node]]:
