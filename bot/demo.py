@@ -1,26 +1,73 @@
-"""A bot-only game narrated for spectators: public events while it runs, the reveal after.
-
-This is the synchronous terminal demo; the async game session will drive the same
-agents and narration for Discord channels.
+"""Terminal games on top of the game session: a spectated bot-only demo, or one local
+player against AI players. Both are stored like every game (replay and stats see them).
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
 import random
-import time
-from collections.abc import Sequence
 from typing import TextIO
 
-from agents.registry import make_agent
-from engine import Game, Variant
-from engine import events as ev
+from engine import STANDARD, Variant
 
-from .narrate import narrate
+from .agent_port import available
+from .frontends.terminal import LineReader, TerminalFrontend, read_stdin
+from .manager import BOT_NAMES, Member, SessionManager
+from .session import GameSession, SessionOptions
+from .storage import Storage
+from .timers import Timers
 
-BOT_NAMES = ("Ada", "Boris", "Chen", "Dara", "Emil", "Fay", "Gus", "Hana", "Ivo", "Juno")
-AGENTS = ("random", "selfish")  # the agents a demo may seat (more as they land)
-# Hidden events shown once the game is over, so spectators see what really happened.
-_REVEALED = (ev.PoliciesDrawn, ev.PolicyDiscarded, ev.PolicyPeeked, ev.InvestigationResult)
+__all__ = ["BOT_NAMES", "LOCAL_USER_ID", "check_agent", "play_demo", "play_terminal", "run_demo"]
+
+LOCAL_USER_ID = 1  # the terminal player's user id in the database
+
+
+def check_agent(spec: str) -> str:
+    """`spec` if it names an agent that can run here; ValueError with a reason otherwise."""
+    from agents.registry import AgentSpec
+
+    parsed = AgentSpec.parse(spec)  # ValueError for an unknown agent or a bad budget
+    if not available(parsed.name):
+        raise ValueError(f"Agent {parsed.name!r} is not available in this installation.")
+    return spec
+
+
+async def run_demo(
+    players: int = 7,
+    seed: int | None = None,
+    *,
+    agent: str = "selfish",
+    variant: Variant = STANDARD,
+    out: TextIO,
+    delay: float = 0.0,
+    db_path: str | os.PathLike[str] = ":memory:",
+) -> GameSession:
+    """Play one bot-only game through a session, narrated to `out` as a spectator sees it,
+    then the reveal; the game is stored in `db_path`."""
+    seed = random.SystemRandom().randrange(2**31) if seed is None else seed
+    frontend = TerminalFrontend(out, delay=delay)
+    store = await Storage.open(db_path)
+    try:
+        manager = SessionManager(store, frontend)
+        options = SessionOptions(timers=Timers.off(), substitute=agent)
+        session = await manager.create(
+            [],
+            players=players,
+            fill_with_ai=True,
+            ai_spec=agent,
+            variant=variant,
+            seed=seed,
+            options=options,
+            extra_options={"demo": True},
+            start=False,
+        )
+        names = ", ".join(s.label for s in session.seats)
+        print(f"Seed {seed}. Game #{session.game_id}. Players: {names}.", file=out, flush=True)
+        await session.run()
+        return session
+    finally:
+        await store.close()
 
 
 def play_demo(
@@ -28,37 +75,56 @@ def play_demo(
     seed: int | None = None,
     *,
     agent: str = "selfish",
-    variant: Variant | None = None,
+    variant: Variant = STANDARD,
     out: TextIO,
     delay: float = 0.0,
-) -> Game:
-    """Play one bot-only game, writing what a spectator may see to `out`, then the reveal."""
+    db_path: str | os.PathLike[str] = ":memory:",
+) -> GameSession:
+    """`run_demo` for synchronous callers."""
+    return asyncio.run(
+        run_demo(players, seed, agent=agent, variant=variant, out=out, delay=delay, db_path=db_path)
+    )
+
+
+async def play_terminal(
+    players: int = 7,
+    seat: int = 0,
+    seed: int | None = None,
+    *,
+    agent: str = "selfish",
+    name: str = "You",
+    variant: Variant = STANDARD,
+    out: TextIO,
+    read_line: LineReader = read_stdin,
+    db_path: str | os.PathLike[str] = ":memory:",
+) -> GameSession:
+    """One local player at `seat` against AI players, in the terminal, without timers."""
+    if not 0 <= seat < players:
+        raise ValueError(f"Seat {seat} does not exist in a {players}-player game.")
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-    game = Game(players, seed=seed, variant=variant or Variant())
-    names = [f"{BOT_NAMES[s]} (seat {s})" for s in range(players)]
-    seats = [make_agent(agent, s, seed * 31 + s) for s in range(players)]
-    print(f"Seed {seed}. Players: {', '.join(names)}.", file=out)
-    _show(game.events, names, out, delay)
-    while not game.is_over:
-        for seat in game.awaiting():  # during a vote, every living player is asked
-            _show(game.apply(seats[seat].act(game.view(seat))), names, out, delay)
-    print("\n--- The reveal ---", file=out)
-    for seat, role in enumerate(game.roles):
-        print(f"{names[seat]}: {role.value.capitalize()}", file=out)
-    for event in game.events:
-        if isinstance(event, _REVEALED):
-            line = narrate(event, names)
-            if line:
-                print(f"  {line}", file=out)
-    return game
-
-
-def _show(events: Sequence[ev.Event], names: Sequence[str], out: TextIO, delay: float) -> None:
-    for event in events:
-        if not event.visible_to(None):  # a spectator sees public events only
-            continue
-        line = narrate(event, names)
-        if line:
-            print(line, file=out, flush=True)
-            if delay:
-                time.sleep(delay)
+    frontend = TerminalFrontend(out, seat=seat, read_line=read_line)
+    store = await Storage.open(db_path)
+    try:
+        manager = SessionManager(store, frontend)
+        options = SessionOptions(timers=Timers.off(), substitute=agent)
+        session = await manager.create(
+            [*[None] * seat, Member(LOCAL_USER_ID, name)],
+            players=players,
+            fill_with_ai=True,
+            ai_spec=agent,
+            variant=variant,
+            seed=seed,
+            options=options,
+            start=False,
+        )
+        names = ", ".join(s.label for s in session.seats)
+        print(
+            f"Seed {seed}. Game #{session.game_id}. Players: {names}. You are seat {seat}.",
+            file=out,
+            flush=True,
+        )
+        await session.run()
+        await frontend.close()
+        return session
+    finally:
+        await store.close()

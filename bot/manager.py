@@ -80,7 +80,7 @@ class SessionManager:
 
     async def create(
         self,
-        humans: Sequence[Member],
+        humans: Sequence[Member | None],
         *,
         players: int | None = None,
         fill_with_ai: bool = False,
@@ -96,13 +96,14 @@ class SessionManager:
     ) -> GameSession:
         """Store a new game for `humans` (seated in that order) and start its session.
 
-        Seats beyond the humans are AI players playing `ai_spec` (default: the session's
-        substitute, the strongest available agent) if `fill_with_ai`; otherwise the
-        number of humans must be the number of players. Raises ValueError with a reason
-        a host can read.
+        A None in `humans` is an AI seat. Seats beyond the list are AI players too if
+        `fill_with_ai`; otherwise the list must fill the table. AI players play `ai_spec`
+        (default: the session's substitute, the strongest available agent). Raises
+        ValueError with a reason a host can read.
         """
         players = len(humans) if players is None else players
-        if len({m.user_id for m in humans}) != len(humans):
+        joined = [m for m in humans if m is not None]
+        if len({m.user_id for m in joined}) != len(joined):
             raise ValueError("Each member can take only one seat.")
         if len(humans) > players:
             raise ValueError(f"{len(humans)} players joined a {players}-player game.")
@@ -114,10 +115,12 @@ class SessionManager:
         options = options or SessionOptions()
         spec = ai_spec or options.substitute_spec
         seed = random.SystemRandom().randrange(2**62) if seed is None else seed
-        suffix = " (AI)" if humans else ""
-        seats = [SeatInfo(s, m.name, m.user_id, None) for s, m in enumerate(humans)]
-        seats += [
-            SeatInfo(s, BOT_NAMES[s] + suffix, None, spec) for s in range(len(humans), players)
+        suffix = " (AI)" if joined else ""
+        seats = [
+            SeatInfo(s, BOT_NAMES[s] + suffix, None, spec)
+            if m is None
+            else SeatInfo(s, m.name, m.user_id, None)
+            for s, m in enumerate([*humans, *[None] * (players - len(humans))])
         ]
         game = Game(players, variant=variant, seed=seed)
         stored_options = {**(extra_options or {}), **options.to_dict()}

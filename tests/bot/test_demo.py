@@ -1,42 +1,40 @@
-"""The terminal demo: a real bot-only game, spectators see public events only."""
+"""The terminal demo on top of the session: a real bot-only game, spectators see public
+events only, then the reveal; the game is stored like every other."""
 
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
-from bot import cli
-from bot.demo import BOT_NAMES, play_demo
+from bot.demo import check_agent, play_demo
 from bot.narrate import narrate
-from engine import Policy, Variant
-from engine import events as ev
+from bot.storage import Storage
+from engine import Variant
 
-REVEAL = "--- The reveal ---"
+REVEAL = "\nThe reveal\n"
 
 
 @pytest.mark.parametrize("players", range(5, 11))
 def test_demo_plays_a_full_game_and_narrates_only_public_events(players: int) -> None:
     out = io.StringIO()
-    game = play_demo(players, seed=players, out=out)
+    session = play_demo(players, seed=players, out=out)
+    game = session.game
     assert game.is_over
-    text = out.getvalue()
-    live, reveal = text.split(REVEAL)
-    shown = [line for line in live.splitlines()[1:] if line]
-    public = [
-        line
-        for e in game.events
-        if e.visible_to(None) and (line := narrate(e, _names(players))) is not None
-    ]
-    assert shown == public
-    # The reveal names every role only after the game is over.
+    live, reveal = out.getvalue().split(REVEAL)
+    header, *shown = live.splitlines()
+    assert header.startswith(f"Seed {players}. Game #1. Players: Ada (seat 0), ")
+    labels = session.table.labels
+    public = [line for e in game.events if e.audience is None and (line := narrate(e, labels))]
+    assert [line for line in shown if line] == public
+    # Every role is named in the reveal, none before it.
+    teams = {"hitler": "Hitler:", "fascist": "Fascists:", "liberal": "Liberals:"}
+    lines = {line.strip().split(":")[0] + ":": line for line in reveal.splitlines()}
     for seat, role in enumerate(game.roles):
-        assert f"(seat {seat}): {role.value.capitalize()}" in reveal
-        assert f"(seat {seat}): {role.value.capitalize()}" not in live
-
-
-def _names(players: int) -> list[str]:
-    return [f"{BOT_NAMES[s]} (seat {s})" for s in range(players)]
+        assert labels[seat] in lines[teams[role.value]]
+    for word in teams.values():
+        assert word not in live
 
 
 def test_demo_is_reproducible_from_its_seed() -> None:
@@ -44,30 +42,22 @@ def test_demo_is_reproducible_from_its_seed() -> None:
     play_demo(7, seed=42, out=first, variant=Variant("rebalanced"))
     play_demo(7, seed=42, out=second, variant=Variant("rebalanced"))
     assert first.getvalue() == second.getvalue()
+    assert "7 players, rebalanced rules" in first.getvalue()
 
 
-def test_private_events_are_narrated_with_their_secret() -> None:
-    names = ["A", "B"]
-    line = narrate(ev.PoliciesDrawn(0, (Policy.LIBERAL, Policy.FASCIST, Policy.FASCIST)), names)
-    assert line == "A draws L F F."
+async def test_the_demo_game_is_stored_and_replays(tmp_path: Path) -> None:
+    from bot.demo import run_demo
+
+    path = tmp_path / "demo.db"
+    session = await run_demo(6, seed=3, agent="random", out=io.StringIO(), db_path=path)
+    async with await Storage.open(path) as store:
+        stored = await store.load_game(session.game_id)
+    assert stored.status == "finished" and stored.options["demo"] is True
+    assert stored.record.replay().events == session.game.events
+    assert all(seat.agent == "random" and seat.user_id is None for seat in stored.seats)
 
 
-def test_shbot_without_token_runs_a_demo(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
-    assert cli.main([]) == 0
-    out = capsys.readouterr().out
-    assert "No DISCORD_TOKEN set" in out
-    assert " win: " in out and REVEAL in out
-
-
-def test_shbot_demo_options(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["demo", "--players", "5", "--seed", "9", "--speed", "fast"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("Seed 9.") and "5 players" in out
-
-
-def test_shbot_rejects_a_bad_player_count() -> None:
-    with pytest.raises(SystemExit):
-        cli.main(["demo", "--players", "11"])
+def test_agent_specs_are_checked() -> None:
+    assert check_agent("selfish") == "selfish"
+    with pytest.raises(ValueError, match="Unknown agent"):
+        check_agent("genius")

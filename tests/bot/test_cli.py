@@ -1,0 +1,124 @@
+"""`shbot`: the demo without a token, the Discord hand-off with one, and the database
+commands (replay, stats, backup) on a real database file."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from bot import cli
+from bot.frontends.fake import FakeFrontend, scripted
+from bot.manager import SessionManager
+from bot.storage import Storage
+
+from .conftest import UNTIMED, members
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No token, no database path and no .env from the developer's environment."""
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    monkeypatch.delenv("DATABASE_PATH", raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def test_shbot_without_token_runs_a_stored_demo(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main([]) == 0
+    out = capsys.readouterr().out
+    assert "No DISCORD_TOKEN set" in out
+    assert " win: " in out and "\nThe reveal\n" in out
+    assert Path("shbot.db").is_file()  # the default database, in the working directory
+
+
+def test_shbot_demo_options(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    db = tmp_path / "elsewhere.db"
+    argv = ["demo", "--players", "5", "--seed", "9", "--speed", "fast", "--db", str(db)]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Seed 9. Game #1.") and "5 players" in out
+    assert db.is_file() and not Path("shbot.db").exists()
+
+
+def test_bad_options_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["demo", "--players", "11"], ["demo", "--agent", "genius"]):
+        with pytest.raises(SystemExit):
+            cli.main(argv)
+    assert "Unknown agent" in capsys.readouterr().err
+    assert cli.main(["play", "--players", "5", "--seat", "5"]) == 2
+
+
+def test_with_a_token_shbot_starts_the_discord_bot(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    started = []
+    fake_app = types.ModuleType("bot.discord.app")
+    fake_app.run = started.append  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "bot.discord.app", fake_app)
+    monkeypatch.setenv("DISCORD_TOKEN", "not-a-real-token")
+    assert cli.main(["--db", str(tmp_path / "bot.db")]) == 0
+    [config] = started
+    assert config.discord_token == "not-a-real-token"
+    assert config.database_path == tmp_path / "bot.db"
+
+
+def test_with_a_token_but_no_discord_front_end_shbot_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "bot.discord.app", None)  # import fails
+    monkeypatch.setenv("DISCORD_TOKEN", "not-a-real-token")
+    assert cli.main([]) == 2
+    assert "Discord front-end cannot start" in capsys.readouterr().err
+
+
+async def _games(path: Path) -> tuple[int, int]:
+    """A finished game with two humans and a game still running; their ids."""
+    async with await Storage.open(path) as store:
+        manager = SessionManager(store, FakeFrontend(answer=scripted))
+        done = await manager.create(
+            members(2), players=5, fill_with_ai=True, seed=1, options=UNTIMED
+        )
+        await asyncio.wait_for(done.run(), 30)
+        running = await SessionManager(store, FakeFrontend()).create(
+            members(5), seed=2, options=UNTIMED
+        )
+        await running.stop()
+        return done.game_id, running.game_id
+
+
+def test_replay_stats_and_backup(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = tmp_path / "games.db"
+    finished, running = asyncio.run(_games(db))
+    monkeypatch.setenv("DATABASE_PATH", str(db))  # the default when --db is not given
+
+    assert cli.main(["replay", str(finished)]) == 0
+    out = capsys.readouterr().out
+    assert f"Game #{finished} · 5 players" in out and "Roles:" in out
+
+    assert cli.main(["replay", str(running)]) == 0
+    out = capsys.readouterr().out
+    assert "running: roles and hidden policies stay secret" in out
+    assert "Roles:" not in out and "draws" not in out
+
+    assert cli.main(["stats", "--user", "100"]) == 0
+    assert "Player 100: 1 finished games" in capsys.readouterr().out
+    assert cli.main(["stats"]) == 0
+    out = capsys.readouterr().out
+    assert "Player0 (id 100)" in out and f"#{running}: 5 players, running" in out
+
+    copy = tmp_path / "copy.db"
+    assert cli.main(["backup", str(copy)]) == 0
+    assert f"to {copy}" in capsys.readouterr().out
+
+    async def reread() -> int:
+        async with await Storage.open(copy) as store:
+            return len((await store.load_game(finished)).record.actions)
+
+    assert asyncio.run(reread()) > 0
+    assert cli.main(["--db", str(copy), "replay", "99"]) == 1
+    assert "No game #99" in capsys.readouterr().err
