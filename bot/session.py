@@ -74,6 +74,7 @@ from .ports import (
     Table,
     Waiting,
 )
+from .render import reveal_text  # imported up front: importing Pillow mid-game stalls the loop
 from .suspicion import SuspicionTrack
 from .timers import Timers
 
@@ -535,8 +536,6 @@ class GameSession:
         game = self.game
         if not game.is_over or game.winner is None or game.win_reason is None:
             raise ValueError("The reveal comes only once the game is over.")
-        from .render import reveal_text  # the renderers pull in Pillow: import when needed
-
         tracks = tuple(self.suspicion)
         return Reveal(
             winner=game.winner,
