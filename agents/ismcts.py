@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass
 from typing import ClassVar
 
-from engine import Action, Phase, PlayerView, Variant, WinReason
+from engine import Action, PlayerView, Variant, WinReason
 from engine.fastsim import VOTE, FastGame, move_of
 
 from .base import AgentBase, Budget
@@ -160,14 +160,8 @@ class SOISMCTSAgent(AgentBase):
         actions = tuple(view.legal_actions)
         moves = tuple(move_of(a) for a in actions)
         root = Node(self.seat, max(view.players, 3))
-        done = self._iterate(
-            root,
-            sampler,
-            rng,
-            iterations,
-            deadline,
-            root_votes=view.phase is Phase.VOTE,
-        )
+        # The root is the watcher's own decision, so in a vote its ballot comes first.
+        done = self._iterate(root, sampler, rng, iterations, deadline)
         return SearchResult(root, done, time.perf_counter() - start, moves, actions)
 
     # --- the tree search --------------------------------------------------------------
@@ -179,8 +173,6 @@ class SOISMCTSAgent(AgentBase):
         rng: random.Random,
         iterations: int | None,
         deadline: float | None,
-        *,
-        root_votes: bool,
     ) -> int:
         """Run iterations until a limit; return how many ran."""
         # Everything the loop touches lives in locals: attribute lookups cost more.
