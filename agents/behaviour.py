@@ -15,6 +15,11 @@ Conventions shared by every table:
 - tile counts are numbers of Liberal tiles: `d` drawn by the president (0..3), `p`
   passed to the chancellor (0..2), `j` seen in a policy peek (0..3);
 - `enacted` is 0 Liberal policy, 1 Fascist policy, 2 agenda vetoed;
+- a role that knows nobody's role (a Liberal, and Hitler at 7+ players) acts on the
+  public record, its own role and its own private sightings only. Given the public
+  record its votes, nominations and power targets are therefore independent of the
+  other seats' roles, so those rows are constant across them (`blind_roles`): reading
+  them as evidence would count the public record a second time;
 - every probability a legal action can have is kept away from 0 (`FLOOR`), so play the
   model did not expect weakens an assignment without ruling it out. The one exception is
   by design: a Liberal never lies in a claim (it may stay silent), so two Liberals'
@@ -109,11 +114,12 @@ class Behaviour:
     execution), president role, target role], normalised over the legal targets."""
 
     discard_liberal: Table
-    """P(president discards a Liberal tile) by [role, d Liberal tiles drawn, zone].
-    Forced for d = 0 (never) and d = 3 (always); the table's values there are ignored."""
+    """P(president discards a Liberal tile) by [role, chancellor role, d Liberal tiles
+    drawn, zone]. Forced for d = 0 (never) and d = 3 (always); values there are ignored."""
 
     enact_fascist: Table
-    """P(chancellor enacts the Fascist tile of a Liberal+Fascist hand) by [role, zone]."""
+    """P(chancellor enacts the Fascist tile of a Liberal+Fascist hand) by [role,
+    president role, zone]."""
 
     veto_propose: Table
     """P(chancellor proposes a veto, once unlocked) by [role, p Liberal tiles held]."""
@@ -150,22 +156,22 @@ class Behaviour:
             object.__setattr__(self, f.name, table)
 
     def pass_probabilities(self, zone: int) -> Table:
-        """P(p passed | role, d drawn) as a [role, d, p] table (the discard made explicit)."""
-        out = np.zeros((3, 4, 3))
-        q = self.discard_liberal[:, :, zone]
-        out[:, 0, 0] = 1.0
-        out[:, 1, 0], out[:, 1, 1] = q[:, 1], 1.0 - q[:, 1]
-        out[:, 2, 1], out[:, 2, 2] = q[:, 2], 1.0 - q[:, 2]
-        out[:, 3, 2] = 1.0
+        """P(p passed | role, chancellor role, d drawn) as a [role, partner, d, p] table."""
+        out = np.zeros((3, 3, 4, 3))
+        q = self.discard_liberal[:, :, :, zone]
+        out[:, :, 0, 0] = 1.0
+        out[:, :, 1, 0], out[:, :, 1, 1] = q[:, :, 1], 1.0 - q[:, :, 1]
+        out[:, :, 2, 1], out[:, :, 2, 2] = q[:, :, 2], 1.0 - q[:, :, 2]
+        out[:, :, 3, 2] = 1.0
         return out
 
     def enact_probabilities(self, zone: int) -> Table:
-        """P(enacted policy | role, p held) as a [role, p, enacted (L, F)] table."""
-        out = np.zeros((3, 3, 2))
-        e = self.enact_fascist[:, zone]
-        out[:, 0, 1] = 1.0
-        out[:, 1, 0], out[:, 1, 1] = 1.0 - e, e
-        out[:, 2, 0] = 1.0
+        """P(enacted | role, president role, p held) as a [role, partner, p, (L, F)] table."""
+        out = np.zeros((3, 3, 3, 2))
+        e = self.enact_fascist[:, :, zone]
+        out[:, :, 0, 1] = 1.0
+        out[:, :, 1, 0], out[:, :, 1, 1] = 1.0 - e, e
+        out[:, :, 2, 0] = 1.0
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -185,8 +191,8 @@ SHAPES: dict[str, tuple[int, ...]] = {
     "vote_ja": (3, 3, 3, 3, 2),
     "nominate_weight": (3, 3, 2),
     "target_weight": (3, 3, 3),
-    "discard_liberal": (3, 4, 2),
-    "enact_fascist": (3, 2),
+    "discard_liberal": (3, 3, 4, 2),
+    "enact_fascist": (3, 3, 2),
     "veto_propose": (3, 3),
     "veto_agree": (3, 3),
     "president_claim": (3, 3, 4, 3, 3, len(PRESIDENT_CLAIMS) + 1),
@@ -249,53 +255,93 @@ def _normalise_row(row: Table, legal: list[bool]) -> None:
 
 
 def clamp_probabilities(tables: dict[str, Table]) -> None:
-    """Keep the single-probability tables inside [FLOOR, 1 - FLOOR], in place."""
+    """Keep probabilities inside [FLOOR, 1 - FLOOR] and weights in [FLOOR, 1/FLOOR]."""
     for name in ("vote_ja", "discard_liberal", "enact_fascist", "veto_propose", "veto_agree"):
         np.clip(tables[name], FLOOR, 1.0 - FLOOR, out=tables[name])
     for name in ("nominate_weight", "target_weight"):
-        np.clip(tables[name], FLOOR, None, out=tables[name])
+        np.clip(tables[name], FLOOR, 1.0 / FLOOR, out=tables[name])
 
 
-def default_behaviour() -> Behaviour:
+# Per table, the axes that hold other seats' roles (the acting role is axis 0, or 1 for
+# `target_weight`): a blind role's row must not vary along them.
+OTHERS_AXES: dict[str, tuple[int, ...]] = {
+    "vote_ja": (2, 3),
+    "discard_liberal": (1,),
+    "enact_fascist": (1,),
+    "president_claim": (1,),
+    "chancellor_claim": (1,),
+}
+
+
+def blind_roles(players: int | None) -> tuple[int, ...]:
+    """Roles that know no other seat's role: Liberal, and Hitler at 7+ players."""
+    return (LIBERAL, HITLER) if players is not None and players >= 7 else (LIBERAL,)
+
+
+def pool_blind(name: str, table: Table, blind: tuple[int, ...], *, mean: bool) -> Table:
+    """`table` with each blind role's row summed (or averaged) over the others' roles.
+
+    Summing counts then dividing gives the count-weighted rate the fit wants; averaging
+    suits tables of rates. Tables without such axes come back unchanged (a copy).
+    """
+    out = np.array(table, dtype=np.float64)
+    axes = tuple(a - 1 for a in OTHERS_AXES.get(name, ()))
+    if not axes:
+        return out
+    for role in blind:
+        row = out[role]
+        pooled = row.mean(axis=axes, keepdims=True) if mean else row.sum(axis=axes, keepdims=True)
+        out[role] = np.broadcast_to(pooled, row.shape)
+    return out
+
+
+def make_blind(tables: dict[str, Table], blind: tuple[int, ...]) -> None:
+    """Make the blind roles' rows constant across the others' roles, in place."""
+    for name in OTHERS_AXES:
+        tables[name] = pool_blind(name, tables[name], blind, mean=True)
+    for role in blind:
+        tables["nominate_weight"][role] = 1.0
+        tables["target_weight"][:, role] = 1.0
+
+
+def default_behaviour(players: int | None = None) -> Behaviour:
     """Hand-set likelihoods used until a fit exists (rough play of sensible humans).
 
-    Liberals mostly keep Liberal tiles and vote for the governments they trust; Fascists
-    back governments holding a Fascist, discard Liberal tiles two times out of three,
-    and lie in about half of their claims; Hitler plays like a cautious Fascist.
+    Liberals mostly keep Liberal tiles, back most governments and never lie; Fascists
+    back governments holding a Fascist, discard Liberal tiles about two times out of
+    three (always with a Fascist chancellor), and lie in about half of their claims;
+    Hitler plays like a cautious Fascist. Blind roles' rows ignore others' roles.
     """
     t: dict[str, Table] = {name: np.zeros(shape) for name, shape in SHAPES.items()}
     vote = t["vote_ja"]
-    for voter in range(3):
-        for pos in range(3):
-            for pres in range(3):
-                for chanc in range(3):
-                    for zone in range(2):
-                        bad = (pres != LIBERAL) + (chanc != LIBERAL)
-                        if pos != OTHER_POS:
-                            vote[voter, pos, pres, chanc, zone] = 0.95
-                        elif voter == LIBERAL:
-                            vote[voter, pos, pres, chanc, zone] = 0.65 - 0.1 * bad
-                        elif voter == FASCIST:
-                            hitler_chancellor = zone == 1 and chanc == HITLER
-                            vote[voter, pos, pres, chanc, zone] = (
-                                0.97 if hitler_chancellor else (0.8 if bad else 0.45)
-                            )
-                        else:
-                            vote[voter, pos, pres, chanc, zone] = 0.6 if bad else 0.55
+    vote[:, PRESIDENT_POS] = vote[:, CHANCELLOR_POS] = 0.95
+    vote[LIBERAL, OTHER_POS] = 0.6
+    vote[FASCIST, OTHER_POS] = 0.8
+    vote[FASCIST, OTHER_POS, LIBERAL, LIBERAL] = 0.45
+    vote[FASCIST, OTHER_POS, :, HITLER, 1] = 0.97
+    vote[HITLER, OTHER_POS] = 0.7
+    vote[HITLER, OTHER_POS, LIBERAL, LIBERAL] = 0.5
     nominate = t["nominate_weight"]
-    nominate[LIBERAL] = [[1.0, 1.0], [0.8, 0.8], [0.8, 0.6]]
+    nominate[:] = 1.0
     nominate[FASCIST] = [[1.0, 1.0], [1.5, 1.5], [1.5, 4.0]]
     nominate[HITLER] = [[1.0, 1.0], [1.2, 1.2], [1.0, 1.0]]
     target = t["target_weight"]
-    target[INVESTIGATE_POWER] = [[1.0, 1.5, 1.5], [1.0, 0.7, 0.5], [1.0, 1.0, 1.0]]
-    target[SPECIAL_ELECTION_POWER] = [[1.0, 0.8, 0.8], [1.0, 1.5, 1.5], [1.0, 1.2, 1.0]]
-    target[EXECUTION_POWER] = [[1.0, 1.5, 2.0], [1.0, 0.2, 0.05], [1.0, 0.5, 1.0]]
+    target[:] = 1.0
+    target[INVESTIGATE_POWER, FASCIST] = [1.0, 0.7, 0.5]
+    target[SPECIAL_ELECTION_POWER, FASCIST] = [1.0, 1.5, 1.5]
+    target[EXECUTION_POWER, FASCIST] = [1.0, 0.2, 0.05]
+    target[EXECUTION_POWER, HITLER] = [1.0, 0.5, 1.0]
     discard = t["discard_liberal"]
-    discard[:, 3, :] = 1.0
-    discard[LIBERAL, 1:3, :] = 0.05
-    discard[FASCIST, 1:3, :] = [[0.6, 0.75], [0.45, 0.6]]
-    discard[HITLER, 1:3, :] = [[0.4, 0.6], [0.3, 0.45]]
-    t["enact_fascist"][:] = [[0.05, 0.05], [0.65, 0.85], [0.45, 0.7]]
+    discard[:, :, 3, :] = 1.0
+    discard[LIBERAL, :, 1:3, :] = 0.05
+    discard[FASCIST, :, 1:3, :] = [[0.6, 0.75], [0.45, 0.6]]
+    discard[FASCIST, FASCIST:, 1:3, :] = 0.9
+    discard[HITLER, :, 1:3, :] = [[0.4, 0.6], [0.3, 0.45]]
+    enact = t["enact_fascist"]
+    enact[LIBERAL] = 0.05
+    enact[FASCIST] = [0.65, 0.85]
+    enact[FASCIST, FASCIST:] = 0.9
+    enact[HITLER] = [0.45, 0.7]
     t["veto_propose"][:] = [[0.8, 0.05, 0.02], [0.05, 0.1, 0.7], [0.1, 0.1, 0.5]]
     t["veto_agree"][:] = [[0.9, 0.3, 0.05], [0.05, 0.5, 0.8], [0.1, 0.4, 0.6]]
     # Claims: truthful 0.95 / silent 0.05 for Liberals; the others' truth gets weight 10,
@@ -327,6 +373,7 @@ def default_behaviour() -> Behaviour:
     inv[LIBERAL] = [[0.95, 0.0, 0.05], [0.0, 0.95, 0.05], [0.0, 0.95, 0.05]]
     inv[FASCIST] = [[0.5, 0.45, 0.05], [0.9, 0.05, 0.05], [0.9, 0.05, 0.05]]
     inv[HITLER] = [[0.7, 0.25, 0.05], [0.5, 0.45, 0.05], [0.5, 0.45, 0.05]]
+    make_blind(t, blind_roles(players))
     clamp_probabilities(t)
     normalise_claims(t)
     return Behaviour(**t)
@@ -355,12 +402,12 @@ def load_behaviour(players: int, path: Path | None = None) -> Behaviour:
 def _load(players: int, path: str) -> Behaviour:
     file = Path(path)
     if not file.exists():
-        return default_behaviour()
+        return default_behaviour(players)
     data = json.loads(file.read_text())
     by_players = data.get("by_players", {})
     tables = by_players.get(str(players)) or data.get("pooled")
     if tables is None:
-        return default_behaviour()
+        return default_behaviour(players)
     return Behaviour.from_dict(tables)
 
 

@@ -257,6 +257,7 @@ class Belief:
 
     def _set_roles(self, roles: npt.NDArray[np.int8]) -> None:
         self.roles = roles
+        self._rows: dict[bytes, int] | None = None
         self.is_liberal = (roles == LIBERAL).astype(np.float64)
         self.is_fascist = (roles == FASCIST).astype(np.float64)
         self.is_hitler = (roles == HITLER).astype(np.float64)
@@ -272,20 +273,30 @@ class Belief:
         """The role assignments the rows of `probabilities()` stand for."""
         return [tuple(ROLES_BY_INDEX[i] for i in row) for row in self.roles]
 
+    def role_matrix(self) -> Array:
+        """`out[seat]` = (P(Liberal), P(Fascist), P(Hitler)); each row sums to 1.
+
+        Rows are normalised per seat, so a role the evidence forces comes out exactly
+        1.0 and an impossible one exactly 0.0.
+        """
+        weights = self.joint.sum(axis=(1, 2, 3, 4))
+        out = np.stack(
+            [weights @ self.is_liberal, weights @ self.is_fascist, weights @ self.is_hitler],
+            axis=1,
+        )
+        return np.asarray(out / out.sum(axis=1, keepdims=True))
+
     def marginals(self) -> Marginals:
         """Per seat (P(Liberal), P(Fascist), P(Hitler)); Fascist excludes Hitler."""
-        p = self.probabilities()
-        lib, fas, hit = p @ self.is_liberal, p @ self.is_fascist, p @ self.is_hitler
-        return tuple((float(lib[s]), float(fas[s]), float(hit[s])) for s in range(self.players))
+        return tuple(tuple(float(x) for x in row) for row in self.role_matrix())  # type: ignore[misc]
 
     def party_fascist(self) -> Array:
         """Per seat P(Fascist party), Hitler included (sums to the Fascist team's size)."""
-        p = self.probabilities()
-        return np.asarray(1.0 - p @ self.is_liberal)
+        return np.asarray(1.0 - self.role_matrix()[:, 0])  # exact 0 and 1 stay exact
 
     def hitler(self) -> Array:
         """Per seat P(Hitler) (sums to 1)."""
-        return np.asarray(self.probabilities() @ self.is_hitler)
+        return np.asarray(self.role_matrix()[:, 2])
 
     def pair_liberal(self) -> Array:
         """`out[a, b]` = P(seats a and b are both Liberal) (diagonal: P(a Liberal))."""
@@ -307,6 +318,30 @@ class Belief:
             out[:, shift:] += per_jr[:, j, : self.depth - shift]
         totals = out.sum(axis=1, keepdims=True)
         return np.divide(out, totals, out=np.zeros_like(out), where=totals > 0)
+
+    def row_of(self, roles: Sequence[Role]) -> int | None:
+        """The row of `self.roles` holding this assignment, None if it was never possible."""
+        if self._rows is None:
+            self._rows = {row.tobytes(): i for i, row in enumerate(self.roles)}
+        key = np.array([ROLE_INDEX[r] for r in roles], dtype=np.int8).tobytes()
+        return self._rows.get(key)
+
+    def joint_probability(self, roles: Sequence[Role], draw_liberals: int | None = None) -> float:
+        """P(these roles), or P(these roles and `draw_liberals` Liberal tiles in the pile)."""
+        row = self.row_of(roles)
+        if row is None:
+            return 0.0
+        total = float(self.joint.sum())
+        per_jr = self.joint[row].sum(axis=(2, 3))  # (J, R)
+        if draw_liberals is None:
+            return float(per_jr.sum()) / total
+        mass = 0.0
+        for j in range(per_jr.shape[0]):
+            on_top = j - self.block_out if self.block_size else 0
+            r = draw_liberals - on_top
+            if 0 <= on_top <= self.block_size and 0 <= r < self.depth:
+                mass += float(per_jr[j, r])
+        return mass / total
 
     def sampler(self) -> DeterminizationSampler:
         """A sampler of determinizations from the current posterior (build once per decision)."""
@@ -564,7 +599,7 @@ class Belief:
             pass_table[0, :, passed] = 1.0
         else:
             pass_table = self.behaviour.pass_probabilities(session.zone)[
-                self.roles[:, session.president]
+                self.roles[:, session.president], self.roles[:, session.chancellor]
             ]
         self.joint = self.joint * pass_table[:, None, None, :, :]
 
@@ -594,7 +629,8 @@ class Belief:
         index = ENACTED_LIBERAL if policy is Policy.LIBERAL else ENACTED_FASCIST
         if session.chancellor != self.seat:
             c_roles = self.roles[:, session.chancellor]
-            chance = self.behaviour.enact_probabilities(session.zone)[c_roles, :, index]
+            p_roles = self.roles[:, session.president]
+            chance = self.behaviour.enact_probabilities(session.zone)[c_roles, p_roles, :, index]
             if session.veto_unlocked and not session.veto_proposed:
                 chance = chance * (1.0 - self.behaviour.veto_propose[c_roles])
             self._weigh(chance[:, None, None, None, :])

@@ -63,6 +63,7 @@ from .behaviour import (
     FITTED_PATH,
     INVESTIGATE_POWER,
     INVESTIGATION_SILENT,
+    LIBERAL,
     OTHER_POS,
     PEEK_SILENT,
     PRESIDENT_CLAIM_INDEX,
@@ -73,9 +74,12 @@ from .behaviour import (
     SPECIAL_ELECTION_POWER,
     VETOED,
     Behaviour,
+    blind_roles,
     clamp_probabilities,
     default_behaviour,
+    make_blind,
     normalise_claims,
+    pool_blind,
     save_behaviour,
     use_behaviours,
 )
@@ -184,7 +188,9 @@ def count_game(record: GameRecord, counts: Counts) -> None:
             case Discard():
                 drew = _liberals(game.hand)
                 passed = drew - (action.policy is Policy.LIBERAL)
-                counts.trial("discard_liberal", (role[president], drew, zone), drew > passed)
+                assert chancellor is not None
+                cell = (role[president], role[chancellor], drew, zone)
+                counts.trial("discard_liberal", cell, drew > passed)
             case Enact() | ProposeVeto():
                 assert chancellor is not None
                 held = _liberals(game.hand)
@@ -193,9 +199,8 @@ def count_game(record: GameRecord, counts: Counts) -> None:
                         "veto_propose", (role[chancellor], held), isinstance(action, ProposeVeto)
                     )
                 if isinstance(action, Enact) and held == 1:
-                    counts.trial(
-                        "enact_fascist", (role[chancellor], zone), action.policy is Policy.FASCIST
-                    )
+                    cell = (role[chancellor], role[president], zone)
+                    counts.trial("enact_fascist", cell, action.policy is Policy.FASCIST)
             case VetoReply():
                 counts.trial("veto_agree", (role[president], _liberals(game.hand)), action.agree)
             case Investigate() | CallSpecialElection() | Execute():
@@ -296,15 +301,23 @@ def luce_weights(choices: ChoiceCounts, prior: np.ndarray, strength: float) -> n
     return weights
 
 
-def estimate(counts: Counts, prior: Behaviour, strength: float) -> Behaviour:
-    """Tables from counts, each cell shrunk towards `prior` by `strength` observations."""
+def estimate(
+    counts: Counts, prior: Behaviour, strength: float, blind: tuple[int, ...] = (LIBERAL,)
+) -> Behaviour:
+    """Tables from counts, each cell shrunk towards `prior` by `strength` observations.
+
+    The rows of `blind` roles (see `agents.behaviour.blind_roles`) are fitted from their
+    counts pooled over the other seats' roles, and their choice weights are all 1.
+    """
     tables: dict[str, np.ndarray] = {}
     for name in _PROBABILITY_TABLES:
-        base = getattr(prior, name)
-        tables[name] = (counts.hits[name] + strength * base) / (counts.trials[name] + strength)
+        base = pool_blind(name, getattr(prior, name), blind, mean=True)
+        hits = pool_blind(name, counts.hits[name], blind, mean=False)
+        trials = pool_blind(name, counts.trials[name], blind, mean=False)
+        tables[name] = (hits + strength * base) / (trials + strength)
     for name in _CLAIM_TABLES:
-        base = getattr(prior, name)
-        seen = counts.claims[name]
+        base = pool_blind(name, getattr(prior, name), blind, mean=True)
+        seen = pool_blind(name, counts.claims[name], blind, mean=False)
         tables[name] = seen + strength * base / np.maximum(base.sum(axis=-1, keepdims=True), 1e-12)
     nominate = np.array(prior.nominate_weight, dtype=np.float64)
     for pres in range(3):
@@ -317,6 +330,7 @@ def estimate(counts: Counts, prior: Behaviour, strength: float) -> Behaviour:
             observed = counts.targets.get((power, pres), {})
             target[power, pres] = luce_weights(observed, target[power, pres], strength)
     tables["nominate_weight"], tables["target_weight"] = nominate, target
+    make_blind(tables, blind)
     clamp_probabilities(tables)
     normalise_claims(tables)
     return Behaviour(**tables)
@@ -328,7 +342,8 @@ def fit(by_players: dict[int, Counts]) -> tuple[dict[int, Behaviour], Behaviour]
     for counts in by_players.values():
         pooled_counts.add(counts)
     pooled = estimate(pooled_counts, default_behaviour(), POOLED_STRENGTH)
-    return {n: estimate(c, pooled, COUNT_STRENGTH) for n, c in by_players.items()}, pooled
+    fitted = {n: estimate(c, pooled, COUNT_STRENGTH, blind_roles(n)) for n, c in by_players.items()}
+    return fitted, pooled
 
 
 # --- simulation -------------------------------------------------------------------------
