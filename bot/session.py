@@ -75,7 +75,7 @@ from .ports import (
     Waiting,
 )
 from .render import reveal_text  # imported up front: importing Pillow mid-game stalls the loop
-from .suspicion import SuspicionTrack
+from .suspicion import SuspicionSnapshot, SuspicionTrack
 from .timers import Timers
 
 log = logging.getLogger(__name__)
@@ -128,6 +128,7 @@ class SessionOptions:
     timers: Timers = field(default_factory=Timers)
     substitute: str | None = None  # the agent for absent players; None: strongest available
     ai_budget_s: float = DEFAULT_BUDGET_S  # seconds an AI may think per decision
+    suspicion: bool = True  # record the exact belief's suspicion tracks for the reveal
 
     @property
     def substitute_spec(self) -> str:
@@ -140,6 +141,7 @@ class SessionOptions:
             "timers": self.timers.to_dict(),
             "substitute": self.substitute,
             "ai_budget_s": self.ai_budget_s,
+            "suspicion": self.suspicion,
         }
 
     @classmethod
@@ -149,6 +151,7 @@ class SessionOptions:
             timers=Timers.from_dict(dict(data.get("timers") or {})),
             substitute=data.get("substitute"),
             ai_budget_s=float(data.get("ai_budget_s", DEFAULT_BUDGET_S)),
+            suspicion=bool(data.get("suspicion", True)),
         )
 
 
@@ -529,6 +532,13 @@ class GameSession:
                 reason=game.win_reason,
                 roles=game.roles,
             )
+        if self.options.suspicion and not self.suspicion:
+            ai_seats = [s.seat for s in self._seats if s.is_ai]
+            names = [s.name for s in self._seats]
+            try:  # the belief is numpy work: off the event loop
+                self.suspicion = await asyncio.to_thread(suspicion_tracks, game, names, ai_seats)
+            except Exception:  # the reveal goes on without the chart
+                log.warning("game %d: no suspicion tracks", self.game_id, exc_info=True)
         self._enqueue("reveal", self.reveal())
 
     def reveal(self) -> Reveal:
@@ -920,6 +930,46 @@ def replay(record: GameRecord) -> tuple[Game, int, set[int]]:
         if not isinstance(action, Claim):
             pending = new_claim_windows(before, game.open_claims)
     return game, turn, {s for s in pending if game.legal_claims(s)}
+
+
+def suspicion_tracks(
+    game: Game, names: Sequence[str], ai_seats: Iterable[int]
+) -> list[SuspicionTrack]:
+    """How the exact Bayesian belief (`agents.belief`) of the table (public events only)
+    and of each AI seat (its own information set) judged every seat, snapshot at the
+    start and after each legislative session or chaos policy, up to the end.
+
+    Computed once the game is over, from its events: nothing of it is shown before.
+    """
+    from agents.belief import Belief  # numpy and the behaviour model: only when needed
+
+    tracks = []
+    for seat in [None, *ai_seats]:
+        belief = Belief(game.setup, seat)
+        observer = "The table" if seat is None else names[seat]
+        track = SuspicionTrack(observer, seat)
+        sessions = 0
+        for event in game.events:
+            if isinstance(event, ev.GameEnded):
+                break  # the end reveals every role: the belief's story stops here
+            if not event.visible_to(seat):
+                continue
+            belief.update(event)
+            label = None
+            if isinstance(event, ev.PresidentialCandidate) and not track.snapshots:
+                label = "Start"
+            elif isinstance(event, ev.PolicyEnacted) or (
+                isinstance(event, ev.VetoReplied) and event.agreed
+            ):
+                if isinstance(event, ev.PolicyEnacted) and event.chaos:
+                    label = "Chaos"
+                else:
+                    sessions += 1
+                    label = f"Session {sessions}"
+            if label is not None:
+                track.snapshots.append(SuspicionSnapshot(label, belief.marginals()))
+        tracks.append(track)
+    return tracks
 
 
 def _advance_turn(turn: int, action: Action, events: Sequence[ev.Event]) -> int:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,8 +17,9 @@ from bot.timers import Timers
 from engine import Action, Game
 from engine import events as ev
 
-# Terminal-like settings: no timers, the fast real agent stands in.
-UNTIMED = SessionOptions(timers=Timers.off(), substitute="selfish")
+# Terminal-like settings: no timers, the fast real agent stands in, no suspicion tracks
+# (computed at the end of every game; tests that check them switch them on).
+UNTIMED = SessionOptions(timers=Timers.off(), substitute="selfish", suspicion=False)
 
 
 def members(count: int, first_id: int = 100) -> list[Member]:
@@ -25,9 +28,28 @@ def members(count: int, first_id: int = 100) -> list[Member]:
 
 
 @pytest.fixture
-async def session_store(tmp_path: Path) -> AsyncIterator[Storage]:
-    """A real storage file in a temporary directory."""
-    store = await Storage.open(tmp_path / "games.db")
+def db_dir(tmp_path: Path) -> Iterator[Path]:
+    """A directory for database files, in memory (tmpfs) when the machine has one.
+
+    These tests kill the bot, not the machine: the files outlive the process either way,
+    and without a disk flush per action the suite stays fast. (Flushing before the ack
+    is the storage's own business, tested there.)
+    """
+    shm = Path("/dev/shm")
+    if not shm.is_dir():
+        yield tmp_path
+        return
+    directory = Path(tempfile.mkdtemp(prefix="shbot-test-", dir=shm))
+    try:
+        yield directory
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture
+async def session_store(db_dir: Path) -> AsyncIterator[Storage]:
+    """A real storage file."""
+    store = await Storage.open(db_dir / "games.db")
     yield store
     await store.close()
 

@@ -140,10 +140,10 @@ def test_the_reference_game_covers_every_phase(reference: Game) -> None:
 
 @pytest.mark.parametrize("after_write", [False, True], ids=["before-store", "after-store"])
 async def test_a_game_killed_at_any_phase_resumes_identically(
-    reference: Game, after_write: bool, tmp_path: Path
+    reference: Game, after_write: bool, db_dir: Path
 ) -> None:
     for name, index in sorted(_kill_points(reference).items(), key=lambda kv: kv[1]):
-        path = tmp_path / f"{name}-{after_write}.db"
+        path = db_dir / f"{name}-{after_write}.db"
         store = await Storage.open(path)
         freezer = Freezer(store, index, after_write=after_write)
         first, _ = await _play(freezer)
@@ -164,9 +164,9 @@ async def test_a_game_killed_at_any_phase_resumes_identically(
 
 
 async def test_acknowledged_votes_survive_and_only_missing_voters_are_asked_again(
-    tmp_path: Path,
+    db_dir: Path,
 ) -> None:
-    path = tmp_path / "vote.db"
+    path = db_dir / "vote.db"
     store = await Storage.open(path)
     manager = SessionManager(store, FakeFrontend())  # the test votes itself
     session = await manager.create(members(5), seed=12, options=UNTIMED)
@@ -196,11 +196,11 @@ async def test_acknowledged_votes_survive_and_only_missing_voters_are_asked_agai
     await store.close()
 
 
-async def test_a_deadline_missed_while_down_gets_a_grace_period(tmp_path: Path) -> None:
+async def test_a_deadline_missed_while_down_gets_a_grace_period(db_dir: Path) -> None:
     now = [1_000_000.0]
     timers = Timers(nominate=120, vote=90, policy=90, power=120, claim=20, grace=30)
     options = SessionOptions(timers=timers, substitute="selfish")
-    path = tmp_path / "grace.db"
+    path = db_dir / "grace.db"
     store = await Storage.open(path)
     manager = SessionManager(store, FakeFrontend(), clock=lambda: now[0])
     session = await manager.create(members(5), seed=5, options=options)

@@ -7,6 +7,7 @@ plays the humans by answering prompts from other tasks, as Discord clicks would.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 
@@ -219,8 +220,6 @@ async def test_humans_claim_through_prompts_and_agents_claim_on_their_own(
 
 
 async def test_a_claim_window_closes_at_its_deadline(session_store: Storage) -> None:
-    from dataclasses import replace
-
     def never_claims(prompt: Prompt) -> int | None:
         return None if prompt.kind is PromptKind.CLAIM else scripted(prompt)
 
@@ -243,3 +242,33 @@ async def test_cancel_ends_the_game_without_a_winner(session_store: Storage) -> 
     assert isinstance(posts[-1], Post) and "cancelled" in posts[-1].text
     with pytest.raises(IllegalAction, match="over"):
         await session.submit(session.game.president, Nominate(session.game.president, 1))
+
+
+async def test_the_reveal_shows_how_the_table_and_each_ai_judged_every_seat(
+    session_store: Storage,
+) -> None:
+    fake = FakeFrontend(answer=scripted)
+    manager = SessionManager(session_store, fake)
+    session = await manager.create(
+        members(2), players=7, fill_with_ai=True, seed=31, options=replace(UNTIMED, suspicion=True)
+    )
+    await asyncio.wait_for(session.run(), 30)
+    [reveal] = fake.of(session.game_id, "reveal")
+    tracks = reveal.suspicion
+    assert [(t.observer, t.seat) for t in tracks] == [("The table", None)] + [
+        (session.seats[s].name, s) for s in range(2, 7)
+    ]
+    sessions = sum(
+        (isinstance(e, ev.PolicyEnacted) and not e.chaos)
+        or (isinstance(e, ev.VetoReplied) and e.agreed)
+        for e in session.game.events
+    )
+    for track in tracks:
+        labels = [s.label for s in track.snapshots]
+        assert labels[0] == "Start" and labels.count("Session 1") == 1
+        assert sum(label.startswith("Session") for label in labels) == sessions
+        for snapshot in track.snapshots:
+            assert all(abs(sum(row) - 1) < 1e-9 for row in snapshot.marginals)
+    start = tracks[0].snapshots[0].marginals  # the table's prior: roles dealt at random
+    assert all(abs(row[2] - 1 / 7) < 1e-9 for row in start)
+    assert "How the AI read the table" in reveal.text

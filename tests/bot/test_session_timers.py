@@ -24,6 +24,7 @@ TINY = SessionOptions(
         nominate=0.03, vote=0.03, policy=0.03, power=0.03, claim=0.01, max_expiries=2, grace=0.03
     ),
     substitute="selfish",
+    suspicion=False,
 )
 
 
