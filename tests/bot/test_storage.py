@@ -471,17 +471,24 @@ async def test_a_file_that_is_not_a_database_is_refused_untouched(tmp_path: Path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shbot.db"]
 
 
+# A wrecked table page makes SQLite itself fail; a wrecked index page is only found by
+# the integrity check at open (a plain open would run until a query touched it).
+@pytest.mark.parametrize("wrecked", ["actions", "seats_by_dealt_user"])
 async def test_a_malformed_database_is_refused_untouched(
-    tmp_path: Path, open_storage: OpenStorage
+    tmp_path: Path, open_storage: OpenStorage, wrecked: str
 ) -> None:
     path = tmp_path / "shbot.db"
     storage = await open_storage(path)
     for seed in range(4):
         await store_game(storage, play_random_game(10, seed))
     await storage.close()  # the last connection checkpoints the WAL into the file
+    with sqlite3.connect(path) as raw:
+        page_size = raw.execute("PRAGMA page_size").fetchone()[0]
+        (root,) = raw.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (wrecked,))
+    raw.close()
     data = bytearray(path.read_bytes())
-    assert len(data) >= 8 * 4096
-    data[4 * 4096 : 6 * 4096] = b"\xa5" * (2 * 4096)  # wreck two b-tree pages
+    start = (root[0] - 1) * page_size
+    data[start : start + page_size] = b"\xa5" * page_size  # wreck the b-tree's root page
     path.write_bytes(bytes(data))
     with pytest.raises(StorageError, match="not a readable shbot database"):
         await Storage.open(path)
