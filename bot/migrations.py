@@ -13,7 +13,9 @@ the indexes the stats and recovery queries use.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sqlite3
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import aiosqlite
 
@@ -136,11 +138,21 @@ MIGRATIONS: tuple[Migration, ...] = (_V1, _V2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+async def run(
+    conn: aiosqlite.Connection, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
+) -> list[sqlite3.Row]:
+    """Run one statement to completion and return its rows.
+
+    Every statement goes through here: the cursor is fetched and dropped on the worker
+    thread, so no statement is left "in progress" to make a later COMMIT fail.
+    """
+    return list(await conn.execute_fetchall(sql, params))
+
+
 async def user_version(conn: aiosqlite.Connection) -> int:
     """The schema version recorded in the database header (0 for a new database)."""
-    async with conn.execute("PRAGMA user_version") as cursor:
-        row = await cursor.fetchone()
-    return int(row[0]) if row is not None else 0
+    rows = await run(conn, "PRAGMA user_version")
+    return int(rows[0][0]) if rows else 0
 
 
 async def migrate(
@@ -159,16 +171,16 @@ async def migrate(
     if not 0 <= target <= len(migrations):
         raise ValueError(f"No schema version {target}; this code knows 0..{len(migrations)}.")
     for version in range(1, target + 1):
-        await conn.execute("BEGIN IMMEDIATE")
+        await run(conn, "BEGIN IMMEDIATE")
         try:
             # Re-read under the write lock: another process may have migrated meanwhile.
             if await user_version(conn) >= version:
                 await conn.rollback()
                 continue
             for statement in migrations[version - 1]:
-                await conn.execute(statement)
+                await run(conn, statement)
             # PRAGMA takes no bound parameters; `version` is an int from this code.
-            await conn.execute(f"PRAGMA user_version = {int(version)}")
+            await run(conn, f"PRAGMA user_version = {int(version)}")
         except BaseException:
             await conn.rollback()
             raise

@@ -37,6 +37,7 @@ import aiosqlite
 from engine import Action, GameRecord, Party, RecordError, Role, Variant, WinReason
 
 from .migrations import SCHEMA_VERSION, migrate, user_version
+from .migrations import run as _all
 
 BUSY_TIMEOUT_MS = 5000  # another process holding the write lock: wait this long, then fail
 STATUSES = ("running", "finished", "cancelled")
@@ -229,18 +230,19 @@ class Storage:
         options_json = _dumps(dict(options), "options")
         now = self._clock()
         async with self._write() as conn:
-            cursor = await conn.execute(
+            inserted = await conn.execute_insert(
                 "INSERT INTO games (guild_id, channel_id, players, variant, seed, options,"
                 " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (guild_id, channel_id, players, variant_json, seed, options_json, now, now),
             )
-            game_id = cursor.lastrowid
-            assert game_id is not None
-            await conn.executemany(
+            assert inserted is not None  # the new row's id, from last_insert_rowid()
+            game_id = int(inserted[0])
+            async with conn.executemany(
                 "INSERT INTO seats (game_id, seat, name, user_id, agent, dealt_user_id,"
                 " dealt_name) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(game_id, s.seat, s.name, s.user_id, s.agent, s.user_id, s.name) for s in seats],
-            )
+            ):
+                pass  # leaving the block closes the cursor
         return game_id
 
     async def append_action(self, game_id: int, seq: int, action: Action) -> None:
@@ -268,11 +270,12 @@ class Storage:
                 raise StorageError(
                     f"Action {seq} of game #{game_id} is {what}: the next one is {expected}."
                 )
-            await conn.execute(
+            await _all(
+                conn,
                 "INSERT INTO actions (game_id, seq, action, at) VALUES (?, ?, ?, ?)",
                 (game_id, seq, action_json, now),
             )
-            await conn.execute("UPDATE games SET updated_at = ? WHERE id = ?", (now, game_id))
+            await _all(conn, "UPDATE games SET updated_at = ? WHERE id = ?", (now, game_id))
 
     async def set_seat(self, game_id: int, seat: SeatRecord, reason: str) -> None:
         """Record who controls a seat now (AI takeover, player back, /afk) and why.
@@ -292,7 +295,8 @@ class Storage:
             if before is None:
                 await self._require_game(conn, game_id)
                 raise StorageError(f"Game #{game_id} has no seat {seat.seat}.")
-            await conn.execute(
+            await _all(
+                conn,
                 "UPDATE seats SET name = ?, user_id = ?, agent = ?,"
                 " dealt_user_id = COALESCE(dealt_user_id, ?),"
                 " dealt_name = CASE WHEN dealt_user_id IS NULL AND ? IS NOT NULL"
@@ -309,7 +313,8 @@ class Storage:
                     seat.seat,
                 ),
             )
-            await conn.execute(
+            await _all(
+                conn,
                 "INSERT INTO seat_changes (game_id, seat, at, from_user_id, from_agent,"
                 " to_user_id, to_agent, to_name, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -324,17 +329,17 @@ class Storage:
                     reason,
                 ),
             )
-            await conn.execute("UPDATE games SET updated_at = ? WHERE id = ?", (now, game_id))
+            await _all(conn, "UPDATE games SET updated_at = ? WHERE id = ?", (now, game_id))
 
     async def set_deadline(self, game_id: int, deadline: float | None) -> None:
         """Set (or clear, with None) the pending prompt's deadline."""
         if deadline is not None and not math.isfinite(deadline):
             raise StorageError(f"A deadline must be a finite time, not {deadline!r}.")
         async with self._write() as conn:
-            cursor = await conn.execute(
-                "UPDATE games SET deadline = ? WHERE id = ?", (deadline, game_id)
+            updated = await _all(
+                conn, "UPDATE games SET deadline = ? WHERE id = ? RETURNING id", (deadline, game_id)
             )
-            if cursor.rowcount == 0:
+            if not updated:
                 raise StorageError(f"No game #{game_id}.")
 
     async def finish_game(
@@ -369,7 +374,8 @@ class Storage:
                 raise StorageError(
                     f"Game #{game_id} has {row['players']} seats, not {len(roles)} roles."
                 )
-            await conn.execute(
+            await _all(
+                conn,
                 "UPDATE games SET status = ?, winner = ?, win_reason = ?, finished_at = ?,"
                 " updated_at = ?, deadline = NULL WHERE id = ?",
                 (
@@ -383,7 +389,7 @@ class Storage:
             )
             if roles is not None:
                 # `won` is decided here, by the engine's Role.party, not re-derived in SQL.
-                await conn.executemany(
+                async with conn.executemany(
                     "UPDATE seats SET role = ?, won = ? WHERE game_id = ? AND seat = ?",
                     [
                         (
@@ -394,7 +400,8 @@ class Storage:
                         )
                         for seat, role in enumerate(roles)
                     ],
-                )
+                ):
+                    pass  # leaving the block closes the cursor
 
     async def load_game(self, game_id: int) -> StoredGame:
         """The stored game; `record.replay()` rebuilds it. StorageError if unknown."""
@@ -523,7 +530,8 @@ class Storage:
         _check_int64(guild_id, "guild id")
         text = _dumps(dict(settings), "settings")
         async with self._write() as conn:
-            await conn.execute(
+            await _all(
+                conn,
                 "INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, ?, ?)"
                 " ON CONFLICT (guild_id) DO UPDATE SET settings = excluded.settings,"
                 " updated_at = excluded.updated_at",
@@ -544,7 +552,8 @@ class Storage:
         _check_int64(channel_id, "channel id")
         text = _dumps(dict(settings), "settings")
         async with self._write() as conn:
-            await conn.execute(
+            await _all(
+                conn,
                 "INSERT INTO channel_settings (channel_id, guild_id, settings, updated_at)"
                 " VALUES (?, ?, ?, ?) ON CONFLICT (channel_id) DO UPDATE SET"
                 " guild_id = excluded.guild_id, settings = excluded.settings,"
@@ -593,7 +602,7 @@ class Storage:
             try:
                 # BEGIN inside the try: if we are cancelled while it is queued, the
                 # rollback (queued after it on the same worker thread) still ends it.
-                await conn.execute("BEGIN IMMEDIATE")
+                await _all(conn, "BEGIN IMMEDIATE")
                 yield conn
                 await conn.commit()  # a failed COMMIT is rolled back below, too
             except BaseException as exc:
@@ -608,7 +617,7 @@ class Storage:
         async with self._lock:
             conn = self._live()
             try:
-                await conn.execute("BEGIN")
+                await _all(conn, "BEGIN")
                 yield conn
             except sqlite3.Error as exc:
                 raise StorageError(f"The database could not be read: {exc}.") from exc
@@ -691,10 +700,10 @@ async def _prepare(conn: aiosqlite.Connection, name: str) -> None:
     problems = [r[0] for r in await _all(conn, "PRAGMA quick_check") if r[0] != "ok"]
     if problems:
         raise StorageError(_damaged(name, "; ".join(problems[:3])))
-    await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    await conn.execute("PRAGMA journal_mode = WAL")  # stays "memory" for ":memory:"
-    await conn.execute("PRAGMA synchronous = FULL")  # a commit is on disk before the ack
-    await conn.execute("PRAGMA foreign_keys = ON")
+    await _all(conn, f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    await _all(conn, "PRAGMA journal_mode = WAL")  # stays "memory" for ":memory:"
+    await _all(conn, "PRAGMA synchronous = FULL")  # a commit is on disk before the ack
+    await _all(conn, "PRAGMA foreign_keys = ON")
     await migrate(conn)
 
 
@@ -711,12 +720,6 @@ def _daemonize(conn: aiosqlite.Connection) -> None:
     thread = getattr(conn, "_thread", None)
     if isinstance(thread, threading.Thread) and not thread.is_alive():
         thread.daemon = True
-
-
-async def _all(
-    conn: aiosqlite.Connection, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
-) -> list[sqlite3.Row]:
-    return list(await conn.execute_fetchall(sql, params))
 
 
 async def _one(
