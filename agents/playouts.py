@@ -1,0 +1,233 @@
+"""Opponent-model playouts: cheap, role-aware players on the fast simulator.
+
+Belief-ISMCTS finishes each iteration's game with these players instead of uniformly
+random ones, so a leaf's value reflects how a table of sensible players would go on.
+Every simulated seat acts on its own role in the determinization (a Fascist knows its
+team; Hitler knows it only with 5 or 6 players) and on the *public* suspicion the table
+had when the search began (`TableModel`, from the public Bayesian belief). The model is
+fixed for one decision: nothing is re-estimated inside a playout, which keeps a
+playout at a few tens of microseconds.
+
+- President's discard and chancellor's enactment: Selfish (keep your party's tiles).
+  A Liberal chancellor holding two Fascist tiles proposes a veto when it may; a
+  Fascist chancellor holding two Liberal tiles does the same. A president agrees to a
+  veto that blocks the other party's policy.
+- Votes: a candidate backs their own government. A seat that knows its team backs
+  governments holding a teammate, and always a Hitler chancellor in the Hitler zone;
+  other governments get a coin weighted by `FASCIST_JA_OTHERWISE`. Liberals (and Hitler
+  when blind) vote by how suspicious the government looks to the table, laxer when the
+  election tracker is at 2 (chaos threatens); in the Hitler zone they shun chancellors
+  the table thinks may be Hitler.
+- Nominations: a Fascist president nominates Hitler in the Hitler zone, otherwise a
+  teammate half the time; everyone else picks by public trust.
+- Powers: Fascists execute Liberals and call special elections on teammates; Liberals
+  execute the seats the table suspects most and call special elections on the seats it
+  trusts most. Investigations have no effect inside a playout: uniform.
+
+Moves go through `FastGame.step` and the ballot box (`votes` + `count_votes`), the
+step API tests/engine/test_fastsim_step.py checks against the clean engine move by
+move, so a playout is always a legal game.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine import WinReason
+from engine.fastsim import (
+    DISCARD,
+    ENACT,
+    EXECUTE,
+    INVESTIGATE,
+    NOMINATE,
+    SPECIAL_ELECTION,
+    VETO_REPLY,
+    VOTE,
+    FastGame,
+)
+from engine.variants import HITLER_ZONE, VETO_AT
+
+LIBERAL, FASCIST, HITLER = 0, 1, 2  # role codes of `FastGame.roles`
+VETO = 2  # the chancellor's veto proposal in the step API
+
+FASCIST_TO_MATE = 0.5  # a Fascist president nominates a teammate this often (outside the zone)
+FASCIST_JA_OTHERWISE = 0.4  # a Fascist's Ja for a government with no teammate
+CANDIDATE_JA = 0.97  # a candidate backs their own government
+LAX_JA = 0.75  # a Liberal's least Ja when the tracker is at 2
+
+
+@dataclass(frozen=True, slots=True)
+class TableModel:
+    """What the table publicly believes, per seat: P(Fascist party) and P(Hitler).
+
+    `uniform(players, fascists)` is the prior (nothing seen yet). `liberal_ja[zone]` is
+    the precomputed chance that a Liberal backs government (president, chancellor),
+    flattened as president * players + chancellor; `trust` and `suspect` weight
+    nominations / special elections and executions.
+    """
+
+    players: int
+    suspicion: tuple[float, ...]
+    hitler: tuple[float, ...]
+    liberal_ja: tuple[tuple[float, ...], tuple[float, ...]]
+    trust: tuple[tuple[float, ...], tuple[float, ...]]  # [zone][seat] nomination weight
+    suspect: tuple[float, ...]  # execution weight
+
+    @classmethod
+    def build(cls, suspicion: Sequence[float], hitler: Sequence[float]) -> TableModel:
+        """The model from public P(Fascist party) and P(Hitler) per seat."""
+        n = len(suspicion)
+        base = sum(suspicion) / n  # the Fascist team's share of the table
+        typical = 1.0 - (1.0 - base) ** 2  # P(a random pair holds a Fascist)
+        ja: list[list[float]] = [[], []]
+        for zone in (0, 1):
+            for p in range(n):
+                for c in range(n):
+                    risk = 1.0 - (1.0 - suspicion[p]) * (1.0 - suspicion[c])
+                    chance = 0.5 + 2.0 * (typical - risk)
+                    if zone:
+                        chance -= 3.0 * hitler[c]
+                    ja[zone].append(min(0.95, max(0.05, chance)))
+        trust = (
+            tuple((1.0 - s) ** 2 + 1e-3 for s in suspicion),
+            tuple(
+                (1.0 - s) ** 2 * (1.0 - h) ** 4 + 1e-3
+                for s, h in zip(suspicion, hitler, strict=True)
+            ),
+        )
+        suspect = tuple(h + 0.5 * s + 1e-3 for s, h in zip(suspicion, hitler, strict=True))
+        return cls(
+            n,
+            tuple(suspicion),
+            tuple(hitler),
+            (tuple(ja[0]), tuple(ja[1])),
+            trust,
+            suspect,
+        )
+
+    @classmethod
+    def uniform(cls, players: int, fascists: int) -> TableModel:
+        """The prior: every seat equally suspicious, Hitler anywhere."""
+        party = (fascists + 1) / players
+        return cls.build([party] * players, [1.0 / players] * players)
+
+
+def _weighted(options: Sequence[int], weights: Sequence[float], rand: float) -> int:
+    """The option a roulette wheel picks for `rand` in [0, 1), by `weights[option]`."""
+    total = 0.0
+    for s in options:
+        total += weights[s]
+    point = rand * total
+    for s in options:
+        point -= weights[s]
+        if point < 0.0:
+            return s
+    return options[-1]
+
+
+def play_model(game: FastGame, rng: random.Random, model: TableModel) -> WinReason:
+    """Play `game` to its end with the opponent model; return how it ended."""
+    rand = rng.random
+    roles = game.roles
+    # Who acts on team knowledge: Fascists always, Hitler only with 5 or 6 players.
+    knows = [r == FASCIST or (r == HITLER and game.players <= 6) for r in roles]
+    hitler = game.hitler
+    liberal_ja = model.liberal_ja
+    trust = model.trust
+    suspect = model.suspect
+    n = game.players
+    while game.reason is None:
+        phase = game.phase
+        if phase == VOTE:
+            pres, chanc = game.president, game.chancellor
+            zone = game.fascist_policies >= HITLER_ZONE
+            lax = game.election_tracker >= 2
+            team_gov = roles[pres] != LIBERAL or roles[chanc] != LIBERAL
+            lib_chance = liberal_ja[zone][pres * n + chanc]
+            if lax and lib_chance < LAX_JA:
+                lib_chance = LAX_JA
+            votes = game.votes
+            for s in game.voters():
+                if s in votes:
+                    continue
+                if s in (pres, chanc):
+                    chance = CANDIDATE_JA
+                elif knows[s]:
+                    if zone and chanc == hitler:
+                        chance = 1.0
+                    elif team_gov:
+                        chance = 0.95
+                    else:
+                        chance = FASCIST_JA_OTHERWISE
+                else:
+                    chance = lib_chance
+                votes[s] = rand() < chance
+            game.count_votes()
+            continue
+        if phase == NOMINATE:
+            pres = game.president
+            options = game.legal_moves()
+            zone = game.fascist_policies >= HITLER_ZONE
+            move = -1
+            if knows[pres] and roles[pres] == FASCIST:
+                if zone and hitler in options:
+                    move = hitler
+                elif rand() < FASCIST_TO_MATE:
+                    mates = [s for s in options if roles[s] != LIBERAL]
+                    if mates:
+                        move = mates[int(rand() * len(mates))]
+            if move < 0:
+                move = _weighted(options, trust[zone], rand())
+            game.step(move)
+        elif phase == DISCARD:
+            hand_f = game.hand_fascists
+            liberal = roles[game.president] == LIBERAL
+            # Move = the tile discarded: a Liberal drops a Fascist tile if it has one.
+            if hand_f == 0:
+                game.step(0)
+            elif hand_f == 3:
+                game.step(1)
+            else:
+                game.step(1 if liberal else 0)
+        elif phase == ENACT:
+            hand_f = game.hand_fascists
+            liberal = roles[game.chancellor] == LIBERAL
+            can_veto = game.fascist_policies >= VETO_AT and not game.veto_refused
+            if hand_f == 1:
+                game.step(0 if liberal else 1)
+            elif can_veto and (hand_f == 2) == liberal:
+                game.step(VETO)  # only the other party's tiles: try to block them
+            else:
+                game.step(hand_f >> 1)  # both tiles alike: enact that one
+        elif phase == VETO_REPLY:
+            liberal = roles[game.president] == LIBERAL
+            game.step(int(game.hand_fascists == (2 if liberal else 0)))
+        elif phase == INVESTIGATE:
+            options = game.legal_moves()
+            game.step(options[int(rand() * len(options))])
+        elif phase == SPECIAL_ELECTION:
+            pres = game.president
+            options = game.legal_moves()
+            move = -1
+            if knows[pres]:
+                mates = [s for s in options if roles[s] != LIBERAL]
+                if mates:
+                    move = mates[int(rand() * len(mates))]
+            if move < 0:
+                move = _weighted(options, trust[0], rand())
+            game.step(move)
+        elif phase == EXECUTE:
+            pres = game.president
+            options = game.legal_moves()
+            if knows[pres]:
+                targets = [s for s in options if roles[s] == LIBERAL] or list(options)
+                move = targets[int(rand() * len(targets))]
+            else:
+                move = _weighted(options, suspect, rand())
+            game.step(move)
+        else:  # pragma: no cover - OVER is caught by the loop's test
+            break
+    assert game.reason is not None
+    return game.reason
