@@ -14,9 +14,10 @@ assumes everyone plays for their party:
 
 with the draw d (Liberal tiles among three) hypergeometric from the tiles not yet
 enacted. The two posteriors replace the two priors, then every seat not known for
-sure is rescaled so the team sizes add up (one Hitler, `fascists + 1` on the team),
-and P(Hitler) is the team probability shared evenly within the team. Nothing else is
-used: no votes, claims, powers or deck tracking. It only predicts; it is not an agent.
+sure (the two included) is rescaled so the team sizes add up (one Hitler,
+`fascists + 1` on the team), and P(Hitler) is the team probability shared evenly
+within the team. Nothing else is used: no votes, claims, powers or deck tracking. It
+only predicts; it is not an agent.
 """
 
 from __future__ import annotations
@@ -90,17 +91,24 @@ class BayesNetBelief:
         self._normalise()
 
     def _normalise(self) -> None:
-        """Pin known seats, then rescale the others so the team adds up to its size."""
+        """Pin known seats, then rescale all the others so the team adds up to its size."""
         free = [s for s in range(self.players) if s not in self.known]
+        left = self.team - sum(1 for r in self.known.values() if r is not Role.LIBERAL)
+        self._rescale(free, left)
+
+    def _rescale(self, free: list[int], left: float) -> None:
+        """Scale the free seats to total `left`, each capped at 1."""
         for s, role in self.known.items():
             self.fascist[s] = 0.0 if role is Role.LIBERAL else 1.0
-        left = self.team - sum(1 for r in self.known.values() if r is not Role.LIBERAL)
         for _ in range(20):  # rescale, capping at 1, until the mass fits
             capped = [s for s in free if self.fascist[s] >= 1.0]
             open_seats = [s for s in free if s not in capped]
             mass = float(self.fascist[open_seats].sum()) if open_seats else 0.0
             target = left - len(capped)
-            if not open_seats or mass <= 0:
+            if not open_seats:
+                break
+            if mass <= 0:  # nothing to scale: share the mass evenly
+                self.fascist[open_seats] = target / len(open_seats)
                 break
             self.fascist[open_seats] *= target / mass
             if np.all(self.fascist[free] <= 1.0 + 1e-12):

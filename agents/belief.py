@@ -273,13 +273,22 @@ class Belief:
         """The role assignments the rows of `probabilities()` stand for."""
         return [tuple(ROLES_BY_INDEX[i] for i in row) for row in self.roles]
 
-    def role_matrix(self) -> Array:
+    def _weights(self, given_liberal: int | None) -> Array:
+        weights = self.joint.sum(axis=(1, 2, 3, 4))
+        if given_liberal is not None:
+            conditioned = weights * self.is_liberal[:, given_liberal]
+            if conditioned.sum() > 0:  # else the record rules it out: nothing to condition on
+                weights = conditioned
+        return np.asarray(weights)
+
+    def role_matrix(self, given_liberal: int | None = None) -> Array:
         """`out[seat]` = (P(Liberal), P(Fascist), P(Hitler)); each row sums to 1.
 
         Rows are normalised per seat, so a role the evidence forces comes out exactly
-        1.0 and an impossible one exactly 0.0.
+        1.0 and an impossible one exactly 0.0. `given_liberal`: condition on that seat
+        being Liberal (what a Liberal in that seat would believe from the same record).
         """
-        weights = self.joint.sum(axis=(1, 2, 3, 4))
+        weights = self._weights(given_liberal)
         out = np.stack(
             [weights @ self.is_liberal, weights @ self.is_fascist, weights @ self.is_hitler],
             axis=1,
@@ -290,18 +299,20 @@ class Belief:
         """Per seat (P(Liberal), P(Fascist), P(Hitler)); Fascist excludes Hitler."""
         return tuple(tuple(float(x) for x in row) for row in self.role_matrix())  # type: ignore[misc]
 
-    def party_fascist(self) -> Array:
+    def party_fascist(self, given_liberal: int | None = None) -> Array:
         """Per seat P(Fascist party), Hitler included (sums to the Fascist team's size)."""
-        return np.asarray(1.0 - self.role_matrix()[:, 0])  # exact 0 and 1 stay exact
+        return np.asarray(1.0 - self.role_matrix(given_liberal)[:, 0])  # 0 and 1 stay exact
 
-    def hitler(self) -> Array:
+    def hitler(self, given_liberal: int | None = None) -> Array:
         """Per seat P(Hitler) (sums to 1)."""
-        return np.asarray(self.role_matrix()[:, 2])
+        return np.asarray(self.role_matrix(given_liberal)[:, 2])
 
-    def pair_liberal(self) -> Array:
+    def pair_liberal(self, given_liberal: int | None = None) -> Array:
         """`out[a, b]` = P(seats a and b are both Liberal) (diagonal: P(a Liberal))."""
-        p = self.probabilities()
-        return np.asarray(self.is_liberal.T @ (self.is_liberal * p[:, None]))
+        weights = self._weights(given_liberal)
+        return np.asarray(
+            self.is_liberal.T @ (self.is_liberal * (weights / weights.sum())[:, None])
+        )
 
     def draw_liberal_distribution(self) -> Array:
         """P(Liberal tiles in the whole draw pile = k | assignment), shape (A, liberal+1).

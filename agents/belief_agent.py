@@ -127,10 +127,22 @@ class BeliefAgent(AgentBase):
         return None
 
     def _trust(self, view: PlayerView) -> np.ndarray:
-        """P(both seats Liberal) per pair as this seat plays it (the table's for a Fascist)."""
-        belief = self.table if self._knows_team(view) and self.table is not None else self.belief
+        """P(both seats Liberal) per pair as the table sees it (own belief for a Liberal)."""
+        belief = self.table if self.table is not None else self.belief
         assert belief is not None
         return belief.pair_liberal()
+
+    def _liberal_eyes(self, view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
+        """(P(both Liberal) per pair, P(Hitler) per seat) as a Liberal here would see them.
+
+        A Liberal's own belief; for anyone else, the table's belief given that this seat
+        is Liberal: playing the Liberal's part from it leaves no tell in votes or
+        nominations (a blind Hitler reading his own belief would vote differently).
+        """
+        if view.role is Role.LIBERAL or self.table is None:
+            assert self.belief is not None
+            return self.belief.pair_liberal(), self.belief.hitler()
+        return self.table.pair_liberal(self.seat), self.table.hitler(self.seat)
 
     def _public_suspicion(self) -> np.ndarray:
         """P(Fascist party) per seat as the table sees it (own belief if no table belief)."""
@@ -159,10 +171,9 @@ class BeliefAgent(AgentBase):
             mates = [s for s in options if s in team and suspicion[s] < 0.6]
             if mates and rng.random() < 0.5:
                 return Nominate(self.seat, self._best(mates, lambda s: -suspicion[s], rng))
-            trust = self._trust(view)
+            trust, _ = self._liberal_eyes(view)
             return Nominate(self.seat, self._best(options, lambda s: trust[s, s], rng))
-        trust = self.belief.pair_liberal()
-        hitler_p = self.belief.hitler()
+        trust, hitler_p = self._liberal_eyes(view)
         penalty = 2.0 if zone else 0.0
         return Nominate(
             self.seat,
@@ -179,21 +190,27 @@ class BeliefAgent(AgentBase):
                 return Vote(self.seat, True)
             if self.seat in (president, chancellor):
                 return Vote(self.seat, True)
-            trust = self._trust(view)
             if team & {president, chancellor}:
                 # Back a Fascist government unless the table already distrusts it.
-                return Vote(self.seat, bool(trust[president, chancellor] > 0.1 or zone))
-            return Vote(self.seat, self._liberal_vote(view, trust, rng))
+                public = self._trust(view)[president, chancellor]
+                return Vote(self.seat, bool(public > 0.1 or zone))
+            return Vote(self.seat, self._liberal_vote(view, self._liberal_eyes(view)[0], rng))
         if self.seat in (president, chancellor):
             return Vote(self.seat, True)
-        if zone and view.role is not Role.HITLER and self.belief.hitler()[chancellor] > 0.25:
+        trust, hitler = self._liberal_eyes(view)
+        if zone and hitler[chancellor] > 0.25:
             return Vote(self.seat, False)
-        return Vote(self.seat, self._liberal_vote(view, self.belief.pair_liberal(), rng))
+        return Vote(self.seat, self._liberal_vote(view, trust, rng))
 
     def _liberal_vote(self, view: PlayerView, trust: np.ndarray, rng: random.Random) -> bool:
-        """Ja for a government at least as trusted as a typical one (laxer near chaos)."""
+        """Ja for a government at least as trusted as a typical one (laxer near chaos).
+
+        Typical: the median over governments of other living seats, so the rule reads
+        the same whatever this seat's own role (a Hitler who counted his own pairs would
+        vote Ja more often than a Liberal, and stand out).
+        """
         assert view.chancellor is not None
-        living = [s for s in range(view.players) if view.alive[s]]
+        living = [s for s in range(view.players) if view.alive[s] and s != self.seat]
         pairs = [trust[a, b] for i, a in enumerate(living) for b in living[i + 1 :]]
         typical = float(np.median(pairs)) if pairs else 0.0
         this = float(trust[view.president, view.chancellor])
@@ -279,7 +296,8 @@ class BeliefAgent(AgentBase):
                 return CallSpecialElection(self.seat, min(mates, key=lambda t: suspicion[t]))
             return CallSpecialElection(self.seat, self._best(targets, lambda t: -suspicion[t], rng))
         fascist = self.belief.party_fascist()
-        return CallSpecialElection(self.seat, self._best(targets, lambda t: -fascist[t], rng))
+        sign = 1.0 if view.role is Role.HITLER else -1.0  # a blind Hitler seeks his team
+        return CallSpecialElection(self.seat, self._best(targets, lambda t: sign * fascist[t], rng))
 
     def _execute(self, view: PlayerView, rng: random.Random) -> Action:
         assert self.belief is not None
@@ -289,6 +307,8 @@ class BeliefAgent(AgentBase):
             suspicion = self._public_suspicion()
             liberals = [t for t in targets if t not in team] or targets
             return Execute(self.seat, self._best(liberals, lambda t: -suspicion[t], rng))
-        hitler = self.belief.hitler()
         fascist = self.belief.party_fascist()
+        if view.role is Role.HITLER:  # a blind Hitler kills the likeliest Liberal
+            return Execute(self.seat, self._best(targets, lambda t: -fascist[t], rng))
+        hitler = self.belief.hitler()
         return Execute(self.seat, self._best(targets, lambda t: hitler[t] + 0.25 * fascist[t], rng))
