@@ -32,10 +32,10 @@ move, so a playout is always a legal game.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engine import WinReason
+from engine import Action, Vote, WinReason
 from engine.fastsim import (
     DISCARD,
     ENACT,
@@ -127,9 +127,29 @@ def _weighted(options: Sequence[int], weights: Sequence[float], rand: float) -> 
     return options[-1]
 
 
-def play_model(game: FastGame, rng: random.Random, model: TableModel) -> WinReason:
-    """Play `game` to its end with the opponent model; return how it ended."""
+def _recording(game: FastGame, record: list[Action]) -> Callable[[int], int]:
+    """`game.step` that first appends the move as a clean `Action` to `record`."""
+
+    def step(move: int) -> int:
+        record.append(game.to_action(move))
+        return game.step(move)
+
+    return step
+
+
+def play_model(
+    game: FastGame,
+    rng: random.Random,
+    model: TableModel,
+    record: list[Action] | None = None,
+) -> WinReason:
+    """Play `game` to its end with the opponent model; return how it ended.
+
+    With `record`, every decision is appended as the `Action` the clean engine takes
+    (ballots one `Vote` per seat, in seat order), so a test can replay it on `Game`.
+    """
     rand = rng.random
+    step = game.step if record is None else _recording(game, record)
     roles = game.roles
     # Who acts on team knowledge: Fascists always, Hitler only with 5 or 6 players.
     knows = [r == FASCIST or (r == HITLER and game.players <= 6) for r in roles]
@@ -163,7 +183,9 @@ def play_model(game: FastGame, rng: random.Random, model: TableModel) -> WinReas
                         chance = FASCIST_JA_OTHERWISE
                 else:
                     chance = lib_chance
-                votes[s] = rand() < chance
+                votes[s] = ballot = rand() < chance
+                if record is not None:
+                    record.append(Vote(s, ballot))
             game.count_votes()
             continue
         if phase == NOMINATE:
@@ -180,33 +202,33 @@ def play_model(game: FastGame, rng: random.Random, model: TableModel) -> WinReas
                         move = mates[int(rand() * len(mates))]
             if move < 0:
                 move = _weighted(options, trust[zone], rand())
-            game.step(move)
+            step(move)
         elif phase == DISCARD:
             hand_f = game.hand_fascists
             liberal = roles[game.president] == LIBERAL
             # Move = the tile discarded: a Liberal drops a Fascist tile if it has one.
             if hand_f == 0:
-                game.step(0)
+                step(0)
             elif hand_f == 3:
-                game.step(1)
+                step(1)
             else:
-                game.step(1 if liberal else 0)
+                step(1 if liberal else 0)
         elif phase == ENACT:
             hand_f = game.hand_fascists
             liberal = roles[game.chancellor] == LIBERAL
             can_veto = game.fascist_policies >= VETO_AT and not game.veto_refused
             if hand_f == 1:
-                game.step(0 if liberal else 1)
+                step(0 if liberal else 1)
             elif can_veto and (hand_f == 2) == liberal:
-                game.step(VETO)  # only the other party's tiles: try to block them
+                step(VETO)  # only the other party's tiles: try to block them
             else:
-                game.step(hand_f >> 1)  # both tiles alike: enact that one
+                step(hand_f >> 1)  # both tiles alike: enact that one
         elif phase == VETO_REPLY:
             liberal = roles[game.president] == LIBERAL
-            game.step(int(game.hand_fascists == (2 if liberal else 0)))
+            step(int(game.hand_fascists == (2 if liberal else 0)))
         elif phase == INVESTIGATE:
             options = game.legal_moves()
-            game.step(options[int(rand() * len(options))])
+            step(options[int(rand() * len(options))])
         elif phase == SPECIAL_ELECTION:
             pres = game.president
             options = game.legal_moves()
@@ -217,7 +239,7 @@ def play_model(game: FastGame, rng: random.Random, model: TableModel) -> WinReas
                     move = mates[int(rand() * len(mates))]
             if move < 0:
                 move = _weighted(options, trust[0], rand())
-            game.step(move)
+            step(move)
         elif phase == EXECUTE:
             pres = game.president
             options = game.legal_moves()
@@ -226,7 +248,7 @@ def play_model(game: FastGame, rng: random.Random, model: TableModel) -> WinReas
                 move = targets[int(rand() * len(targets))]
             else:
                 move = _weighted(options, suspect, rand())
-            game.step(move)
+            step(move)
         else:  # pragma: no cover - OVER is caught by the loop's test
             break
     assert game.reason is not None
