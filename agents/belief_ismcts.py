@@ -38,9 +38,9 @@ from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
 from .ismcts import DEFAULT_EXPLORATION, SOISMCTSAgent
 from .playouts import TableModel, play_model
 
-# Iterations a decision runs by default: about 2 s of one core of this machine at 10
-# players (measured with bench-style positions; see the report in the commit).
-DEFAULT_ITERATIONS = 6_000
+# Iterations a decision runs by default (the paper's budget): about 0.75 s of CPU per
+# 10-player decision on this machine, under the bot's 2 s (measured on bench positions).
+DEFAULT_ITERATIONS = 10_000
 
 _ROLE_CODE = {Role.LIBERAL: LIBERAL, Role.FASCIST: FASCIST, Role.HITLER: HITLER}
 
