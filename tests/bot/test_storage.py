@@ -479,8 +479,7 @@ async def test_a_malformed_database_is_refused_untouched(
 ) -> None:
     path = tmp_path / "shbot.db"
     storage = await open_storage(path)
-    for seed in range(4):
-        await store_game(storage, play_random_game(10, seed))
+    await store_game(storage, play_random_game(10, 0))
     await storage.close()  # the last connection checkpoints the WAL into the file
     with sqlite3.connect(path) as raw:
         page_size = raw.execute("PRAGMA page_size").fetchone()[0]
@@ -507,6 +506,12 @@ async def test_a_database_from_a_newer_shbot_is_refused_untouched(tmp_path: Path
     assert f"schema 999, this version knows {SCHEMA_VERSION}" in message
     assert "newer version of shbot" in message and "refusing to touch it" in message
     assert path.read_bytes() == before
+
+
+async def test_a_path_that_cannot_be_opened_gives_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "no such folder" / "shbot.db"
+    with pytest.raises(StorageError, match=r"Cannot open the database .*no such folder"):
+        await Storage.open(path)
 
 
 async def test_another_programs_database_is_refused(tmp_path: Path) -> None:
