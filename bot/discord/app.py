@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+from types import TracebackType
 from typing import Any, Protocol
 
 import discord
@@ -246,27 +247,60 @@ def run(config: Config, games: GameDesk | None = None) -> None:
     discord.utils.setup_logging(level=config.log_level_number)
     if not config.discord_token:
         raise SystemExit("DISCORD_TOKEN is not set; see .env.example.")
-    asyncio.run(_serve(config, games))
-
-
-async def _serve(config: Config, games: GameDesk | None) -> None:
     if games is None:
-        from .games import DiscordGames  # the session manager's adapter
+        from .games import DiscordGames  # the session manager, the agents, the renderers
 
         games = DiscordGames(config)
-    bot = SecretHitlerBot(config, games)
+    asyncio.run(serve(SecretHitlerBot(config, games), config.discord_token))
+
+
+class Servable(Protocol):
+    """What `serve` needs of a bot (a `SecretHitlerBot`; tests pass a stand-in)."""
+
+    async def __aenter__(self) -> Any: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> Any: ...
+
+    async def start(self, token: str) -> None:
+        """Log in, connect and run until closed."""
+        ...
+
+    async def close(self) -> None:
+        """Disconnect and release everything."""
+        ...
+
+
+async def serve(bot: Servable, token: str) -> None:
+    """Run `bot` until it stops or SIGTERM / SIGINT arrives, then close it.
+
+    Closing stops the game sessions first (what was acknowledged is stored; they resume
+    at the next start), then disconnects, then closes the database once its writes are
+    done.
+    """
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    signals = (signal.SIGTERM, signal.SIGINT)
+    for sig in signals:
         loop.add_signal_handler(sig, stop.set)
-    async with bot:
-        assert config.discord_token is not None
-        runner: asyncio.Task[Any] = asyncio.create_task(bot.start(config.discord_token))
-        stopper = asyncio.create_task(stop.wait())
-        await asyncio.wait({runner, stopper}, return_when=asyncio.FIRST_COMPLETED)
-        log.info("shutting down")
-        await bot.close()  # finishes in-flight writes, closes the database
-        stopper.cancel()
-        if runner.done() and not runner.cancelled() and runner.exception() is not None:
-            raise runner.exception()  # type: ignore[misc]
-        await asyncio.gather(runner, return_exceptions=True)
+    try:
+        async with bot:
+            runner: asyncio.Task[None] = asyncio.create_task(bot.start(token))
+            stopper = asyncio.create_task(stop.wait())
+            await asyncio.wait({runner, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            log.info("shutting down")
+            await bot.close()
+            stopper.cancel()
+            if not runner.done():
+                runner.cancel()
+            results = await asyncio.gather(runner, stopper, return_exceptions=True)
+            failure = results[0]
+            if isinstance(failure, Exception):
+                raise failure
+    finally:
+        for sig in signals:
+            loop.remove_signal_handler(sig)

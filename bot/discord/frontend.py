@@ -236,8 +236,10 @@ class _Vote:
     president: int
     chancellor: int
     voters: set[int] = field(default_factory=set)  # human seats asked to vote
+    open: set[int] = field(default_factory=set)  # their vote prompts still open
     message_id: int | None = None
     waiting: Waiting | None = None
+    ended: str | None = None  # why every vote prompt closed, if no result came (yet)
 
 
 @dataclass(slots=True)
@@ -340,6 +342,10 @@ class DiscordFrontend:
                 # The vote message now shows every ballot: do not say it twice.
                 text = "\n".join(x for x in text.splitlines() if x != line)
             state.vote = None
+        elif state.vote is not None and state.vote.ended is not None:
+            # Every vote prompt closed without a result (the game was cancelled...).
+            await self._close_vote(table, state.vote, state.vote.ended)
+            state.vote = None
         files = []
         if post.board is not None and (post.board_changed or not post.events):
             files.append(await self._board_file(table, post.board))
@@ -391,6 +397,8 @@ class DiscordFrontend:
                 assert chancellor is not None
                 vote = state.vote = _Vote(prompt.id, president, chancellor)
             vote.voters.add(prompt.seat)
+            vote.open.add(prompt.seat)
+            vote.ended = None
             if vote.message_id is not None and vote.waiting is not None:
                 await self._show_vote(table, vote)  # a seat asked later (/back): refresh
             return
@@ -407,9 +415,17 @@ class DiscordFrontend:
     async def withdraw(self, table: Table, prompt: Prompt, reason: str) -> None:
         """Take the components off a closed prompt and say why it closed."""
         state = self.state(table.game_id)
+        vote = state.vote
+        if vote is not None and prompt.id == vote.prompt_id and prompt_kind(prompt) == "vote":
+            # The vote message closes with the result; if none comes (a cancelled game),
+            # with the reason, at the next public message.
+            vote.open.discard(prompt.seat)
+            if not vote.open:
+                vote.ended = reason
+            return
         found = state.prompts.pop((prompt.id, prompt.seat, prompt.kind), None)
         if found is None:
-            return  # a vote (closed with its result), or sent before a restart
+            return  # sent before a restart: its buttons answer that they are stale
         message_id, text = found
         await self._edit(
             table, message_id, texts.PROMPT_CLOSED.format(text=text, reason=reason), None
@@ -426,6 +442,9 @@ class DiscordFrontend:
 
     async def reveal(self, table: Table, reveal: Reveal) -> None:
         """Everything, now that the game is over: text, final board, suspicion chart."""
+        vote = self.state(table.game_id).vote
+        if vote is not None:
+            await self._close_vote(table, vote, texts.GAME_OVER)
         files = [await self._board_file(table, reveal.view)]
         if reveal.suspicion:
             from ..render import render_suspicion_chart

@@ -252,6 +252,8 @@ class DiscordGames:
         if cid.action == ROLE:
             text = secrets_text(session.private_view(seat), [s.name for s in session.table.seats])
             await interaction.response.send_message(text, ephemeral=True)
+        elif session.table.seats[seat].is_ai and not _open_claim(session, seat, cid.action):
+            await _refuse(interaction, texts.AI_PLAYS_YOUR_SEAT)  # claims stay the member's
         elif cid.action == HAND:
             await self._open_hand(interaction, session, seat, cid)
         else:
@@ -447,6 +449,12 @@ class DiscordGames:
             content=texts.GAME_CANCELLED, view=None, allowed_mentions=discord.AllowedMentions.none()
         )
         await session.cancel(texts.CANCEL_REASON)
+
+
+def _open_claim(session: GameSession, seat: int, prompt_id: str) -> bool:
+    """Whether `prompt_id` is a claim prompt open to `seat` (a member speaks for themself
+    even while an AI plays their seat)."""
+    return any(p.id == prompt_id and p.kind is PromptKind.CLAIM for p in session.open_prompts(seat))
 
 
 def _humans(session: GameSession) -> set[int]:

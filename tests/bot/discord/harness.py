@@ -197,14 +197,17 @@ async def harness(
     games_factory: Callable[[DetachedHost], GameDesk],
     *,
     config: Config | None = None,
+    own_storage: bool = False,
 ) -> AsyncIterator[Harness]:
     """A running bot in a simulated Discord, over a fresh database in `tmp_path`.
 
     Usable from a pytest fixture (it avoids `simcord.run`'s clock context, which must be
     left in the task that entered it). Errors the bot swallowed fail the test at the end.
+    With `own_storage` the bot opens (and closes) the database itself, as in production;
+    otherwise the harness shares one `Storage` across restarts.
     """
     config = replace(config or Config(), database_path=tmp_path / "shbot.db", sync_commands=True)
-    storage = await Storage.open(config.database_path)
+    storage = None if own_storage else await Storage.open(config.database_path)
     host = DetachedHost()
     host.start()
     bot = SecretHitlerBot(config, games_factory(host), storage=storage, shard_count=1)
@@ -213,16 +216,19 @@ async def harness(
     logging.getLogger("bot").addHandler(failures)
     await env.start()
     try:
-        yield Harness(env, config, games_factory, storage, host, failures)
+        yield Harness(env, config, games_factory, storage or bot.storage, host, failures)
     finally:
         try:
             current = env.bot
             if isinstance(current, SecretHitlerBot):
                 await current.games.stop()
+                if own_storage:
+                    await current.close()  # idempotent: the test may have closed it
             await env.shutdown()
         finally:
             await host.stop()
-            await storage.close()
+            if storage is not None:
+                await storage.close()
             logging.getLogger("bot").removeHandler(failures)
     errors = env.errors
     if errors:

@@ -1,0 +1,101 @@
+"""The information commands after a real game: /history, /stats, /leaderboard, /settings,
+/rules, through discord.py's real dispatch."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import discord
+import pytest
+import simcord
+
+from bot.discord import texts
+
+from .driver import Driver
+from .harness import Harness, embed_text
+from .test_game_flow import FAST, open_table, reveal_posted, start_game
+
+
+@pytest.fixture
+async def table(tmp_path: Path) -> AsyncIterator[Harness]:
+    async with open_table(tmp_path, FAST) as h:
+        yield h
+
+
+async def test_history_stats_and_leaderboard_after_a_game(table: Harness) -> None:
+    alice, bob = table.members[:2]
+    empty = await alice.slash(table.channel, "history")
+    assert empty.response is not None and texts.HISTORY_EMPTY in embed_text(empty.response)
+    none = await bob.slash(table.channel, "stats")
+    assert none.response is not None and "has not finished a game" in embed_text(none.response)
+
+    game_id = await start_game(table, [alice], players=5)
+    await Driver(table, [alice], seed=7).play(until=lambda: reveal_posted(table))
+    game = await table.storage.load_game(game_id)
+    winner = (
+        "Liberals" if game.winner is not None and game.winner.value == "liberal" else "Fascists"
+    )
+
+    history = await bob.slash(table.channel, "history")
+    assert history.response is not None and not history.ephemeral
+    text = embed_text(history.response)
+    assert f"`#{game_id}` 5 players · {winner} won (" in text
+
+    stats = await bob.slash(table.channel, "stats", user=alice)
+    assert stats.response is not None
+    text = embed_text(stats.response)
+    assert "**1** games" in text
+    won = game.roles is not None and (game.roles[0].value == "liberal") == (winner == "Liberals")
+    assert f"**{int(won)}** wins" in text
+
+    board = await bob.slash(table.channel, "leaderboard")
+    assert board.response is not None
+    assert f"<@{alice.id}> · {int(won)}/1 wins" in embed_text(board.response)
+
+
+async def test_settings_change_the_defaults_of_new_tables(table: Harness) -> None:
+    alice = table.members[0]
+    admins = table.guild.create_role("Admins", permissions=discord.Permissions(manage_guild=True))
+    admin = table.guild.add_member(table.env.create_user("admin"), roles=[admins])
+
+    # /settings is registered for Manage Server only: others do not even see it...
+    with pytest.raises(simcord.SetupError, match="not visible"):
+        await alice.slash(table.channel, "settings")
+    # ...unless a server admin opens it to them: they may look, not change.
+    commands = await table.bot.tree.fetch_commands()
+    settings = next(c for c in commands if c.name == "settings")
+    table.guild.set_command_permissions(settings, {alice: True})
+    shown = await alice.slash(table.channel, "settings")
+    assert shown.ephemeral and shown.response is not None
+    assert "Rules: **standard**" in embed_text(shown.response)
+    refused = await alice.slash(table.channel, "settings", variant="rebalanced")
+    assert refused.response is not None
+    assert refused.response.content == texts.SETTINGS_NEED_MANAGE
+
+    saved = await admin.slash(
+        table.channel, "settings", variant="rebalanced", players=8, vote_seconds=45
+    )
+    assert saved.ephemeral and saved.response is not None
+    assert saved.response.content == texts.SETTINGS_SAVED
+    assert await table.storage.get_settings(table.guild.id) == {
+        "variant": "rebalanced",
+        "players": 8,
+        "vote_seconds": 45,
+    }
+    await alice.slash(table.channel, "newgame")
+    lobby = embed_text(table.channel_messages()[-1])
+    assert (
+        "Rules: **rebalanced**" in lobby and "Table: **8**" in lobby and "**45s** per vote" in lobby
+    )
+    # An option given to /newgame wins over the server's default.
+    await alice.slash(table.channel, "cancel")
+    await alice.slash(table.channel, "newgame", variant="standard")
+    assert "Rules: **standard**" in embed_text(table.channel_messages()[-1])
+
+
+async def test_rules_are_shown_to_the_asker_only(table: Harness) -> None:
+    result = await table.members[0].slash(table.channel, "rules")
+    assert result.ephemeral and result.response is not None
+    text = embed_text(result.response)
+    assert texts.RULES_TITLE in text and "Hitler elected chancellor" in text
