@@ -6,6 +6,7 @@ decides inline, so a game takes a second or two. Nothing here contacts Discord.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
@@ -81,7 +82,10 @@ def first_prompt(driver: Driver) -> tuple[discord.Message, simcord.MemberActor]:
     return pending[0]
 
 
-async def test_a_full_game_from_newgame_to_the_reveal(table: Harness) -> None:
+async def test_a_full_game_from_newgame_to_the_reveal(
+    table: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
     alice, bob = table.members[:2]
     mallory = table.members[-1]
     # bob's DMs are closed: Discord answers 403 / 50007 to every DM the bot tries.
@@ -136,6 +140,12 @@ async def test_a_full_game_from_newgame_to_the_reveal(table: Harness) -> None:
         assert table.pinged(message) <= {alice.id, bob.id}, message.content
         if not message.raw_mentions:
             assert not table.pinged(message)
+    # INFO logs (the bot's and discord.py's) never held a secret while the game ran.
+    logged = "\n".join(r.getMessage() for r in caplog.records if r.levelno >= logging.INFO)
+    assert f"game {game_id} started" in logged
+    for secret in secrets:
+        assert secret not in logged
+    assert "role:" not in logged and "draws" not in logged
     # After the end, old buttons say so.
     over = await alice.click(opening, label="Show my role")
     assert over.response is not None and over.response.content == texts.GAME_OVER
