@@ -16,7 +16,9 @@ Contract, for every implementation:
   game runs.
 - `tell` is private to one seat (its role, hand, peek, investigation result). Deliver it
   only to the member sitting at that seat (ephemeral reply, DM, or the terminal player).
-- `ask` offers one seat a choice; the seat's answer arrives later, from any task, as
+- `ask` offers one seat a choice. A `Prompt` is private to its seat as a whole (its
+  question may name the seat's hand): show it only to that seat's member, and tell the
+  table whom it waits for from `waiting`. The answer arrives later, from any task, as
   `await control.choose(user_id, prompt.id, index)` (or `submit`), which returns once the
   action is accepted and stored, or raises `engine.IllegalAction` (including the
   `SessionRefusal` subclasses below) with a message to show that player as is.
@@ -156,8 +158,10 @@ class Option:
 class Prompt:
     """Ask `seat` to choose one of `options` before `deadline` (epoch seconds; None: no limit).
 
-    `view` is the seat's own view (its hand, role...): private to that seat. `question`
-    and the option labels are ready to show; the front-end needs no rules to render them.
+    Private to that seat: `view` is the seat's own view (its hand, role...) and `question`
+    may name the hand. `question` and the option labels are ready to show; the front-end
+    needs no rules to render them. Ids: "a<turn>" for a decision (the same for every
+    voter of one election, and across restarts), "c<turn>.<n>" for a claim prompt.
     """
 
     id: str
