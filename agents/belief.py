@@ -213,7 +213,6 @@ class Belief:
         self.investigated: set[int] = set()
         self.session: _Session | None = None
         self.peek_window: int | None = None  # the peeker, until the peek claim or next draw
-        self.my_peek: int | None = None
         self.investigation_window: tuple[int, int] | None = None
         self.pending_execution: int | None = None
         self.over = False
@@ -455,8 +454,7 @@ class Belief:
                 if event.power is Power.POLICY_PEEK:
                     self._peek(event.president)
             case ev.PolicyPeeked():
-                self.my_peek = _liberal_count(event.tiles)
-                self._condition_axis(1, self.my_peek)
+                self._condition_axis(1, _liberal_count(event.tiles))
             case ev.PlayerInvestigated():
                 weights = self.behaviour.target_weight[INVESTIGATE_POWER]
                 options = [

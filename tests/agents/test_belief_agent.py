@@ -12,7 +12,7 @@ from agents.belief_agent import BeliefAgent
 from agents.claiming import seen, truthful_claims
 from agents.registry import make_agent
 from agents.runner import play_game
-from engine import REBALANCED, Claim, Game, GameRecord, PresidentClaim, Role, Variant
+from engine import REBALANCED, Claim, Game, GameRecord, Policy, PresidentClaim, Role, Variant
 
 
 def test_legal_actions_and_claims_over_thousands_of_random_positions() -> None:
@@ -118,6 +118,6 @@ def test_a_fascist_president_covers_a_discarded_liberal() -> None:
             if isinstance(action, PresidentClaim) and game.roles[action.seat] is not Role.LIBERAL:
                 info = seen(game.view(action.seat))
                 if info.drew == 1 and info.passed == 0:
-                    covers[action.drew.count(action.drew[0]) == 3] += 1
+                    covers[action.drew == (Policy.FASCIST,) * 3] += 1
             game.apply(action)
     assert covers[True] > covers[False] >= 0 and covers[True] >= 5, covers
