@@ -10,9 +10,11 @@ tables of `agents.behaviour.Behaviour`, one per player count, shrunk towards the
 pooled over all counts (itself shrunk towards the hand-set defaults) where data is
 thin, and are written to `agents/behaviour_fitted.json`.
 
-Belief agents read the table with the model being fitted, so play depends a little on
-the model: `--rounds 2` (the default) fits once, then plays a second set of games with
-that fit and fits again.
+Belief agents read the table with the model being fitted, so play depends on the
+model: round 1 plays with the model installed now (`agents/behaviour_fitted.json`, else
+the defaults), each later round with the previous round's fit, and the file written is
+the last round's fit. Repeat rounds until play and model agree (`--rounds 2` default;
+the shipped file took three rounds on top of an earlier two-round fit).
 
     python -m agents.fit_behaviour --games 3000 --seed 1
     python -m agents.fit_behaviour --games 600 --mix belief=8,selfish=1,random=1
@@ -390,6 +392,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     mix = parse_mix(args.mix)
     fitted: dict[int, Behaviour] = {}
     pooled = default_behaviour()
+    started_from = "installed fit" if FITTED_PATH.exists() else "defaults"
     for round_index in range(args.rounds):
         start = time.perf_counter()
         if round_index:
@@ -403,6 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     use_behaviours(None)
     meta = {
         "version": 1,
+        "started_from": started_from,
         "games_per_round": args.games,
         "rounds": args.rounds,
         "seed": args.seed,

@@ -104,7 +104,7 @@ def test_assignment_counts_match_the_brief() -> None:
 def test_marginals_sum_to_the_team_sizes() -> None:
     rng = random.Random(11)
     checked = 0
-    for seed in range(36):
+    for seed in range(24):
         game = Game(5 + seed % 6, seed=seed)
         team = game.setup.fascists + 1
         fed = _Fed(game, [None, *range(game.players)])
@@ -118,7 +118,7 @@ def test_marginals_sum_to_the_team_sizes() -> None:
                     assert (marginals[:, 1] + marginals[:, 2]).sum() == pytest.approx(team)
                     assert belief.probabilities().sum() == pytest.approx(1.0)
                     checked += 1
-    assert checked > 1000
+    assert checked > 600
 
 
 def test_team_knowledge_and_own_role_are_exact() -> None:
@@ -142,7 +142,7 @@ def test_hard_deductions_are_exact_zeros() -> None:
     """ChancellorNotHitler, a survived execution, an investigation result seen."""
     rng = random.Random(5)
     seen = Counter[str]()
-    for seed in range(150):
+    for seed in range(100):
         game = Game(5 + seed % 6, seed=seed)
         fed = _Fed(game, [None])
         while not game.is_over:
@@ -316,7 +316,7 @@ def test_truth_always_possible_and_deck_tracked_in_random_games() -> None:
     rng = random.Random(2024)
     positions = 0
     happened = Counter[str]()
-    for seed in range(150):
+    for seed in range(110):
         variant = REBALANCED if seed % 5 == 4 else Variant()
         game = Game(5 + seed % 6, seed=seed, variant=variant)
         watched = [None, rng.randrange(game.players)]
@@ -343,7 +343,7 @@ def test_truth_always_possible_and_deck_tracked_in_random_games() -> None:
                         peeked = False
         for seat, belief in fed.catch_up().items():
             belief.sync(_view(game, seat))  # the final views (everything revealed) too
-    assert positions > 10000
+    assert positions > 7000
     assert all(happened[k] >= 3 for k in ("peek", "chaos", "chaos after a peek", "reshuffle"))
     assert happened["veto"] >= 3, happened
 
@@ -371,7 +371,7 @@ def test_deck_is_known_exactly_while_the_discard_pile_is_empty() -> None:
     """After a reshuffle (and at the start) the pile holds every Liberal tile not enacted."""
     rng = random.Random(9)
     checked = Counter[str]()
-    for seed in range(120):
+    for seed in range(80):
         game = Game(5 + seed % 6, seed=seed)
         fed = _Fed(game, [None, 0])
         while not game.is_over:
@@ -429,7 +429,7 @@ def test_observer_answer_depends_on_the_public_history_only() -> None:
     Feeding it every private event as well changes nothing."""
     rng = random.Random(8)
     compared = 0
-    for seed in range(40):
+    for seed in range(24):
         players = 5 + seed % 6
         setup = Variant().setup(players)
         deal = [Role.LIBERAL] * setup.liberals + [Role.FASCIST] * setup.fascists + [Role.HITLER]
@@ -461,4 +461,4 @@ def test_observer_answer_depends_on_the_public_history_only() -> None:
                 action = rng.choice(first.legal_actions(first.awaiting()[0]))
             first.apply(action)
             second.apply(action)
-    assert compared > 1000
+    assert compared > 600

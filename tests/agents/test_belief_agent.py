@@ -20,7 +20,7 @@ def test_legal_actions_and_claims_over_thousands_of_random_positions() -> None:
     with one of its legal actions (and legal claims), never anything else."""
     rng = random.Random(12)
     asked = Counter[str]()
-    for seed in range(48):
+    for seed in range(30):
         variant = REBALANCED if seed % 4 == 3 else Variant()
         game = Game(5 + seed % 6, seed=seed, variant=variant)
         agents = [BeliefAgent(s, seed * 100 + s) for s in range(game.players)]
@@ -38,7 +38,7 @@ def test_legal_actions_and_claims_over_thousands_of_random_positions() -> None:
             asked[view.phase.value] += 1
             # Play on at random (or the agent's choice) so positions stay varied.
             game.apply(action if rng.random() < 0.5 else rng.choice(view.legal_actions))
-    assert sum(asked.values()) > 2000
+    assert sum(asked.values()) > 1500
     assert all(asked[p] > 10 for p in ("nominate", "vote", "president_discard", "execute")), asked
     assert asked["claim"] > 200
 
@@ -48,11 +48,11 @@ def test_full_games_with_mixed_tables_are_legal() -> None:
     pool = ("belief", "belief", "random", "selfish")
     rng = random.Random(3)
     endings = Counter[str]()
-    for seed in range(36):
+    for seed in range(24):
         players = 5 + seed % 6
         result = play_game([rng.choice(pool) for _ in range(players)], seed=seed)
         endings[result.win_reason.value] += 1
-    assert sum(endings.values()) == 36
+    assert sum(endings.values()) == 24
 
 
 def test_deterministic_under_a_seed_and_rebuildable_from_a_view() -> None:
