@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import statistics
 import sys
@@ -67,14 +68,33 @@ async def _ticker(lags: list[float], stop: asyncio.Event) -> None:
         lags.append(loop.time() - start - TICK)
 
 
-async def run(games: int, players: int, agent: str, seed: int) -> dict[str, float | int | str]:
+class GcPauses:
+    """The longest garbage-collector pause while installed: a full collection stops the
+    event loop too, and on a busy machine it is often the worst lag."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.worst = max(self.worst, time.perf_counter() - self._started)
+
+
+async def run(
+    games: int, players: int, agent: str, seed: int, suspicion: bool = True
+) -> dict[str, float | int | str | bool]:
     """Play `games` games at once; return the figures."""
     with tempfile.TemporaryDirectory() as directory:
         store = await Storage.open(Path(directory) / "bench.db")
         frontend = CountingFrontend()
         manager = SessionManager(store, frontend)
-        options = SessionOptions(timers=Timers.off(), substitute=agent)
+        options = SessionOptions(timers=Timers.off(), substitute=agent, suspicion=suspicion)
         lags: list[float] = []
+        pauses = GcPauses()
+        gc.callbacks.append(pauses)
         stop = asyncio.Event()
         ticker = asyncio.create_task(_ticker(lags, stop))
         started = time.perf_counter()
@@ -93,6 +113,7 @@ async def run(games: int, players: int, agent: str, seed: int) -> dict[str, floa
         elapsed = time.perf_counter() - started
         stop.set()
         await ticker
+        gc.callbacks.remove(pauses)
         finished = sum(s.game.is_over for s in sessions)
         actions = sum(len(s.game.actions) for s in sessions)
         stored = len((await store.load_game(sessions[-1].game_id)).record.actions)
@@ -103,6 +124,7 @@ async def run(games: int, players: int, agent: str, seed: int) -> dict[str, floa
         "games": games,
         "players": players,
         "agent": agent,
+        "suspicion": suspicion,
         "finished": finished,
         "seconds": round(elapsed, 3),
         "games_per_second": round(finished / elapsed, 2),
@@ -112,6 +134,7 @@ async def run(games: int, players: int, agent: str, seed: int) -> dict[str, floa
         "loop_lag_worst_ms": round(1000 * lags[-1], 1) if lags else 0.0,
         "loop_lag_p99_ms": round(1000 * lags[int(0.99 * (len(lags) - 1))], 1) if lags else 0.0,
         "loop_lag_median_ms": round(1000 * statistics.median(lags), 2) if lags else 0.0,
+        "gc_pause_worst_ms": round(1000 * pauses.worst, 1),
     }
 
 
@@ -122,9 +145,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=7, choices=range(5, 11))
     parser.add_argument("--agent", choices=["random", "selfish"], default="selfish")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--no-suspicion", action="store_true", help="skip the end-of-game suspicion tracks"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
-    figures = asyncio.run(run(args.games, args.players, args.agent, args.seed))
+    figures = asyncio.run(
+        run(args.games, args.players, args.agent, args.seed, not args.no_suspicion)
+    )
     if args.json:
         print(json.dumps(figures))
     else:
@@ -133,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
             f"in {figures['seconds']} s: {figures['games_per_second']} games/s, "
             f"{figures['actions_per_second']} actions stored/s; event-loop lag worst "
             f"{figures['loop_lag_worst_ms']} ms, p99 {figures['loop_lag_p99_ms']} ms, "
-            f"median {figures['loop_lag_median_ms']} ms"
+            f"median {figures['loop_lag_median_ms']} ms; worst GC pause "
+            f"{figures['gc_pause_worst_ms']} ms"
         )
     return 0
 

@@ -24,6 +24,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
@@ -81,6 +82,10 @@ from .timers import Timers
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+# Suspicion tracks are computed here, one game after another, so that many games ending
+# together do not starve the event loop of the GIL.
+_SUSPICION_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="suspicion")
 
 # Public events after which front-ends that draw the board should redraw it.
 BOARD_EVENTS = (
@@ -535,8 +540,11 @@ class GameSession:
         if self.options.suspicion and not self.suspicion:
             ai_seats = [s.seat for s in self._seats if s.is_ai]
             names = [s.name for s in self._seats]
-            try:  # the belief is numpy work: off the event loop
-                self.suspicion = await asyncio.to_thread(suspicion_tracks, game, names, ai_seats)
+            try:  # numpy work: off the event loop, one game at a time (it holds the GIL a lot)
+                loop = asyncio.get_running_loop()
+                self.suspicion = await loop.run_in_executor(
+                    _SUSPICION_THREAD, suspicion_tracks, game, names, ai_seats
+                )
             except Exception:  # the reveal goes on without the chart
                 log.warning("game %d: no suspicion tracks", self.game_id, exc_info=True)
         self._enqueue("reveal", self.reveal())
