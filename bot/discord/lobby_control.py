@@ -147,6 +147,12 @@ class LobbyControl:
             except LobbyError as exc:
                 await _refuse(interaction, str(exc))
                 return
+            if self.launcher.game_in(channel_id) is not None:
+                # Started already (the bot stopped between storing the game and closing
+                # the lobby): never a second game in the channel.
+                await self.book.close(lobby)
+                await _refuse(interaction, texts.GAME_ALREADY_HERE)
+                return
             # Creating the game writes to the database: acknowledge first (3 s rule).
             await interaction.response.defer(ephemeral=cid is None, thinking=cid is None)
             game_id = await self.launcher.launch(lobby, table)

@@ -296,3 +296,16 @@ async def test_unknown_custom_ids_get_a_precise_answer(table: Harness) -> None:
         result = await alice.click(old, label=label)
         assert result.ephemeral and result.response is not None, label
         assert result.response.content == texts.UNKNOWN_COMPONENT, label
+
+
+async def test_a_lobby_never_starts_a_second_game_in_its_channel(table: Harness) -> None:
+    alice = table.members[0]
+    await alice.slash(table.channel, "newgame")
+    message = lobby_message(table)
+    table.desk.channels[table.channel.id] = 41  # type: ignore[attr-defined]
+    refused = await alice.click(message, label="Start")
+    assert refused.ephemeral and refused.response is not None
+    assert refused.response.content == texts.GAME_ALREADY_HERE
+    assert table.desk.launched == []  # type: ignore[attr-defined]
+    gone = await alice.click(message, label="Join")
+    assert gone.response is not None and gone.response.content == texts.STALE_LOBBY
