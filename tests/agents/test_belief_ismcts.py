@@ -81,7 +81,7 @@ def test_legal_actions_and_claims_in_whole_games() -> None:
     for players in range(5, 11):
         game = Game(players, seed=77 + players)
         seats = [
-            agent(s, players, iterations=20) if s % 2 == 0 else SelfishAgent(s, s)
+            agent(s, players, iterations=12) if s % 2 == 0 else SelfishAgent(s, s)
             for s in range(players)
         ]
         talk = random.Random(players)
@@ -195,7 +195,7 @@ def _truthful_games() -> list[Game]:
     never lie, as the belief's model assumes), stopped at every kind of phase."""
     out: list[Game] = []
     rng = random.Random(11)
-    for game_seed in range(36):
+    for game_seed in range(28):
         players = 5 + game_seed % 6
         game = Game(players, seed=500 + game_seed)
         seats = [SelfishAgent(s, game_seed) for s in range(players)]
@@ -251,7 +251,7 @@ def test_determinizations_respect_hard_knowledge_and_the_truth_stays_possible() 
                 assert fast.roles.count(2) == 1 and fast.phase_name is view.phase
             assert sampler.fallbacks == 0
             checked += 1
-    assert checked > 150 and len(phases) >= 4, (checked, phases)
+    assert checked > 120 and len(phases) >= 4, (checked, phases)
 
 
 def test_lying_liberals_never_break_the_sampler() -> None:

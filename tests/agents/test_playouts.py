@@ -49,7 +49,7 @@ def test_playouts_are_complete_legal_games_of_the_clean_engine(players: int) -> 
     """Record model playouts from mid-game positions and replay them on `Game`."""
     rng = random.Random(players)
     replayed = 0
-    for seed in range(40):
+    for seed in range(30):
         game = Game(players, seed=1000 * players + seed)
         _advance(game, rng, rng.randrange(60))
         if game.is_over:
@@ -68,7 +68,7 @@ def test_playouts_are_complete_legal_games_of_the_clean_engine(players: int) -> 
             fast.fascist_policies,
         )
         replayed += 1
-    assert replayed >= 30
+    assert replayed >= 22
 
 
 def test_the_model_follows_each_role() -> None:
