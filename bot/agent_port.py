@@ -131,8 +131,14 @@ class InProcessAgents:
             log.warning(
                 "agent %s overran %.1fs at seat %s; choosing at random", spec, budget_s, view.seat
             )
-        except Exception:  # an agent bug must not stop a game
-            log.exception("agent %s failed at seat %s; choosing at random", spec, view.seat)
+        except Exception as exc:  # an agent bug must not stop a game
+            # Only the exception's type: its message may quote the seat's hand or role.
+            log.warning(
+                "agent %s failed (%s) at seat %s; choosing at random",
+                spec,
+                type(exc).__name__,
+                view.seat,
+            )
         return None
 
 

@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command is None:
-            if os.environ.get("DISCORD_TOKEN"):
+            if _token_configured():
                 return _discord(args)
             print("No DISCORD_TOKEN set: showing a bot-only demo game (see `shbot demo --help`).\n")
             args = build_parser().parse_args([*_db_args(args), "demo"])
@@ -116,6 +116,20 @@ def _db_args(args: argparse.Namespace) -> list[str]:
     return ["--db", args.db] if getattr(args, "db", None) else []
 
 
+def _token_configured() -> bool:
+    """Whether DISCORD_TOKEN is set, in the environment or in a `.env` file."""
+    if os.environ.get("DISCORD_TOKEN"):
+        return True
+    try:
+        from .config import ConfigError, load_config
+    except ImportError:
+        return False
+    try:
+        return bool(load_config().discord_token)
+    except ConfigError:
+        return True  # a broken .env: `_discord` reports what is wrong with it
+
+
 def _discord(args: argparse.Namespace) -> int:
     try:
         from .config import ConfigError, load_config
@@ -134,7 +148,17 @@ def _discord(args: argparse.Namespace) -> int:
         return 2
     if getattr(args, "db", None):
         config = replace(config, database_path=Path(args.db))
-    run(config)
+    import aiohttp
+    import discord
+
+    try:
+        run(config)
+    except discord.LoginFailure:
+        print("shbot: Discord refused the token; check DISCORD_TOKEN.", file=sys.stderr)
+        return 1
+    except (aiohttp.ClientError, OSError) as exc:
+        print(f"shbot: cannot reach Discord ({exc}).", file=sys.stderr)
+        return 1
     return 0
 
 

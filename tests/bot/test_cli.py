@@ -74,6 +74,41 @@ def test_with_a_token_but_no_discord_front_end_shbot_says_so(
     assert "Discord front-end cannot start" in capsys.readouterr().err
 
 
+def test_a_token_in_a_dotenv_file_counts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    started = []
+    fake_app = types.ModuleType("bot.discord.app")
+    fake_app.run = started.append  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "bot.discord.app", fake_app)
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=from-dotenv\n", encoding="utf-8")
+    assert cli.main([]) == 0  # the fixture made tmp_path the working directory
+    [config] = started
+    assert config.discord_token == "from-dotenv"
+
+
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [(OSError("Name or service not known"), "cannot reach Discord"), (None, "refused the token")],
+)
+def test_an_unreachable_discord_or_a_bad_token_is_a_clear_message(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    error: Exception | None,
+    message: str,
+) -> None:
+    import discord
+
+    def run(config: object) -> None:
+        raise error or discord.LoginFailure("Improper token has been passed.")
+
+    fake_app = types.ModuleType("bot.discord.app")
+    fake_app.run = run  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "bot.discord.app", fake_app)
+    monkeypatch.setenv("DISCORD_TOKEN", "not-a-real-token")
+    assert cli.main([]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
 async def _games(path: Path) -> tuple[int, int]:
     """A finished game with two humans and a game still running; their ids."""
     async with await Storage.open(path) as store:
