@@ -24,7 +24,7 @@ from .render import reveal_text
 from .storage import GameSummary, Storage, StorageError
 
 SPEEDS = {"fast": 0.0, "normal": 0.6}
-DEFAULT_DB = "shbot.db"
+DEFAULT_DB = "data/shbot.db"  # the same default as the Discord bot (bot.config)
 
 
 def _players(text: str) -> int:
@@ -84,8 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def database_path(args: argparse.Namespace) -> str:
-    """`--db`, else `$DATABASE_PATH`, else shbot.db in the working directory."""
-    return str(getattr(args, "db", None) or os.environ.get("DATABASE_PATH") or DEFAULT_DB)
+    """`--db`, else `$DATABASE_PATH`, else data/shbot.db; its directory is created."""
+    path = Path(getattr(args, "db", None) or os.environ.get("DATABASE_PATH") or DEFAULT_DB)
+    if str(path) != ":memory:":
+        path.parent.mkdir(parents=True, exist_ok=True)
+    return str(path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

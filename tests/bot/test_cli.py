@@ -31,7 +31,7 @@ def test_shbot_without_token_runs_a_stored_demo(capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     assert "No DISCORD_TOKEN set" in out
     assert " win: " in out and "\nThe reveal\n" in out
-    assert Path("shbot.db").is_file()  # the default database, in the working directory
+    assert Path("data/shbot.db").is_file()  # the default database, as the Discord bot's
 
 
 def test_shbot_demo_options(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -40,7 +40,7 @@ def test_shbot_demo_options(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert out.startswith("Seed 9. Game #1.") and "5 players" in out
-    assert db.is_file() and not Path("shbot.db").exists()
+    assert db.is_file() and not Path("data/shbot.db").exists()
 
 
 def test_bad_options_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
