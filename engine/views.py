@@ -27,6 +27,8 @@ class PlayerView:
     players: int
     variant: str
     powers: PowerTrack
+    liberal_tiles: int  # the game's tiles of each party (public: the deck's make-up),
+    fascist_tiles: int  # counting any that started on the board
     role: Role | None
     known_roles: tuple[Role | None, ...]  # per seat: own role, team knowledge, else None
     phase: Phase
@@ -83,6 +85,8 @@ def make_view(game: Game, seat: int | None) -> PlayerView:
         players=game.players,
         variant=game.setup.variant,
         powers=game.setup.powers,
+        liberal_tiles=game.setup.liberal_tiles,
+        fascist_tiles=game.setup.fascist_tiles + game.setup.fascist_policies_at_start,
         role=game.roles[seat] if seat is not None else None,
         known_roles=tuple(known),
         phase=game.phase,

@@ -303,3 +303,17 @@ def test_votes_stay_hidden_until_the_last_ballot() -> None:
     game.apply(Vote(6, True))
     results = [e for e in game.spectator_view().events if isinstance(e, ev.ElectionResult)]
     assert results[0].votes == (True, False, True, True, False, False, True)
+
+
+def test_views_carry_the_deck_make_up_of_every_variant() -> None:
+    custom = Variant("custom", liberal_tiles=7, fascist_tiles=10)
+    for variant, players, expected in (
+        (STANDARD, 7, (6, 11)),
+        (REBALANCED, 6, (6, 11)),  # one of the 11 Fascist tiles starts on the board
+        (REBALANCED, 7, (6, 10)),
+        (custom, 5, (7, 10)),
+    ):
+        game = Game(players, variant=variant, seed=3)
+        for view in (game.spectator_view(), game.view(0)):
+            assert (view.liberal_tiles, view.fascist_tiles) == expected
+        assert sum(expected) == game.tiles_in_play()
