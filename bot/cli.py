@@ -61,14 +61,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--players", type=_players, default=7, metavar="5-10")
     demo.add_argument("--seed", type=int, default=None)
     demo.add_argument("--speed", choices=sorted(SPEEDS), default=None)
-    demo.add_argument("--agent", type=_agent, default="selfish", metavar="SPEC")
+    demo.add_argument("--agent", type=_agent, default="belief", metavar="SPEC")
     demo.add_argument("--variant", choices=["standard", "rebalanced"], default="standard")
 
     play = commands.add_parser("play", parents=[db], help="play one seat against AI players")
     play.add_argument("--players", type=_players, default=7, metavar="5-10")
     play.add_argument("--seat", type=int, default=0, help="your seat (0 = first)")
     play.add_argument("--seed", type=int, default=None)
-    play.add_argument("--agent", type=_agent, default="selfish", metavar="SPEC")
+    play.add_argument("--agent", type=_agent, default="belief", metavar="SPEC")
     play.add_argument("--variant", choices=["standard", "rebalanced"], default="standard")
     play.add_argument("--name", default="You", help="your name at the table")
 

@@ -46,8 +46,8 @@ class Config:
     log_level: str = "INFO"
     ai_specs: Mapping[str, str] = field(
         default_factory=lambda: {
-            "easy": "random",
-            "normal": "selfish",
+            "easy": "selfish",  # plays its own party's policies, otherwise at random
+            "normal": "belief",  # exact Bayesian reasoning, fast
             "strong": "belief-ismcts:seconds=2",
         }
     )

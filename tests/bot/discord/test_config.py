@@ -18,7 +18,7 @@ def test_defaults_without_any_variable() -> None:
     assert config.dev_guild_id is None
     assert config.log_level == "INFO"
     assert config.timers == Timers(turn_seconds=120, vote_seconds=90, afk_after=2)
-    assert config.ai_spec("normal") == "selfish"
+    assert config.ai_spec("normal") == "belief"
     assert config.ai_spec("strong") == "belief-ismcts:seconds=2"
     assert config.shard_count is None and config.shard_ids is None
     assert config.sync_commands is True
