@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
+from bot.gc_tuning import tune_gc  # noqa: E402
 from bot.manager import SessionManager  # noqa: E402
 from bot.ports import Post, Private, Prompt, Reveal, Table, Waiting  # noqa: E402
 from bot.session import SessionOptions  # noqa: E402
@@ -148,11 +149,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-suspicion", action="store_true", help="skip the end-of-game suspicion tracks"
     )
+    parser.add_argument(
+        "--default-gc", action="store_true", help="keep CPython's GC settings (no tune_gc)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    if not args.default_gc:
+        tune_gc()  # as the bot does at start-up (bot.gc_tuning)
     figures = asyncio.run(
         run(args.games, args.players, args.agent, args.seed, not args.no_suspicion)
     )
+    figures["gc_tuned"] = not args.default_gc
     if args.json:
         print(json.dumps(figures))
     else:

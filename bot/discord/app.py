@@ -21,6 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from ..config import Config
+from ..gc_tuning import tune_gc
 from ..storage import Storage
 from . import texts
 from .commands import GameCommands
@@ -251,6 +252,7 @@ def run(config: Config, games: GameDesk | None = None) -> None:
         from .games import DiscordGames  # the session manager, the agents, the renderers
 
         games = DiscordGames(config)
+    tune_gc()  # after the imports: see bot.gc_tuning for the measured loop stalls
     asyncio.run(serve(SecretHitlerBot(config, games), config.discord_token))
 
 
