@@ -230,7 +230,8 @@ async def replay_text(store: Storage, game_id: int) -> str:
     labels = [f"{s.name} (seat {s.seat})" for s in stored.seats]
     out = [
         f"Game #{stored.id} · {game.players} players · {game.variant.name} rules · "
-        f"{stored.status} · seed {stored.record.seed}"
+        f"{stored.status}" + (f" · seed {stored.record.seed}" if game.is_over else "")
+        # the seed decides every role and the deck: only once the game is over
     ]
     out += [line for e in game.events if e.audience is None and (line := narrate(e, labels))]
     if stored.status == "finished" and game.is_over:

@@ -63,8 +63,10 @@ async def run_demo(
             start=False,
         )
         names = ", ".join(s.label for s in session.seats)
-        print(f"Seed {seed}. Game #{session.game_id}. Players: {names}.", file=out, flush=True)
+        # The seed decides every role and the deck: it is told only once the game is over.
+        print(f"Game #{session.game_id}. Players: {names}.", file=out, flush=True)
         await session.run()
+        print(f"Seed {seed} (replay it with --seed {seed}).", file=out, flush=True)
         return session
     finally:
         await store.close()
@@ -119,12 +121,14 @@ async def play_terminal(
         )
         names = ", ".join(s.label for s in session.seats)
         print(
-            f"Seed {seed}. Game #{session.game_id}. Players: {names}. You are seat {seat}.",
+            f"Game #{session.game_id}. Players: {names}. You are seat {seat}.",
             file=out,
             flush=True,
         )
         await session.run()
         await frontend.close()
+        if session.game.is_over:  # the seed decides every role and the deck
+            print(f"Seed {seed} (replay it with --seed {seed}).", file=out, flush=True)
         return session
     finally:
         await store.close()

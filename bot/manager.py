@@ -166,7 +166,8 @@ class SessionManager:
             try:
                 session = self.resume(stored, frontend_for(stored) if frontend_for else None)
             except (RecordError, ValueError) as exc:
-                log.error("game %d cannot be resumed: %s", stored.id, exc)
+                # Only the type: the message may quote a private action (a discard).
+                log.error("game %d cannot be resumed (%s)", stored.id, type(exc).__name__)
                 continue
             session.start()
             resumed.append(session)

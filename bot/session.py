@@ -568,8 +568,15 @@ class GameSession:
     # --- deciding -------------------------------------------------------------------------
 
     def _reconcile(self, turn: int, deadline: float | None) -> None:
-        """Make sure every seat the game waits for is being asked: AI or human prompt."""
-        for seat in self.game.awaiting():
+        """Make sure every seat the game waits for is being asked: AI or human prompt.
+
+        During a vote, humans who have voted keep their ballot prompt (after a restart
+        too): a ballot may be changed until the last one is in.
+        """
+        seats = self.game.awaiting()
+        if self.game.phase is Phase.VOTE:
+            seats += [s for s in sorted(self.game.votes) if not self._seats[s].is_ai]
+        for seat in seats:
             info = self._seats[seat]
             if seat in self._ai_tasks:
                 continue  # an AI decides this one (a stand-in, or the seat's own AI)
@@ -596,8 +603,11 @@ class GameSession:
             )
         except asyncio.CancelledError:
             raise
-        except Exception:  # the port promises an answer; if it fails, never stall the game
-            log.exception("game %d: agent for seat %d failed", self.game_id, seat)
+        except Exception as exc:  # the port promises an answer; if it fails, never stall
+            # Only the type: an agent's message may quote the seat's hand.
+            log.error(
+                "game %d: agent for seat %d failed (%s)", self.game_id, seat, type(exc).__name__
+            )
             action = random.Random(f"{seed}:{len(view.events)}").choice(view.legal_actions)
         await self._guarded(self._accept_ai(seat, turn, action))
 

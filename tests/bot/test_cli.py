@@ -39,7 +39,8 @@ def test_shbot_demo_options(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
     argv = ["demo", "--players", "5", "--seed", "9", "--speed", "fast", "--db", str(db)]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
-    assert out.startswith("Seed 9. Game #1.") and "5 players" in out
+    assert out.startswith("Game #1.") and "5 players" in out
+    assert out.rstrip().endswith("Seed 9 (replay it with --seed 9).")  # only after the end
     assert db.is_file() and not Path("data/shbot.db").exists()
 
 

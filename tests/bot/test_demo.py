@@ -24,7 +24,11 @@ def test_demo_plays_a_full_game_and_narrates_only_public_events(players: int) ->
     assert game.is_over
     live, reveal = out.getvalue().split(REVEAL)
     header, *shown = live.splitlines()
-    assert header.startswith(f"Seed {players}. Game #1. Players: Ada (seat 0), ")
+    assert header.startswith("Game #1. Players: Ada (seat 0), ")
+    # The seed decides every role and the deck: it is told after the reveal, not before.
+    assert "Seed" not in live
+    assert reveal.rstrip().endswith(f"Seed {players} (replay it with --seed {players}).")
+    reveal = reveal.rstrip().rsplit("\n", 1)[0]
     labels = session.table.labels
     public = [line for e in game.events if e.audience is None and (line := narrate(e, labels))]
     assert [line for line in shown if line] == public

@@ -34,7 +34,8 @@ async def test_a_local_player_plays_a_whole_game_with_numbered_choices() -> None
     game = session.game
     assert game.is_over
     text = out.getvalue()
-    live, _ = text.split(REVEAL)
+    live, reveal = text.split(REVEAL)
+    assert "Seed" not in live and "Seed 4 " in reveal  # the seed would tell every role
     # Bad input was refused with a reason, then the question was asked again.
     assert live.count("Type a number from 1 to") == 4
     my_moves = [a for a in game.actions if a.seat == 2 and not isinstance(a, Claim)]

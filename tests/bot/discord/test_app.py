@@ -78,14 +78,16 @@ class _StandInBot:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 async def test_a_signal_closes_the_bot_gracefully(sig: signal.Signals) -> None:
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     bot = _StandInBot()
     task = asyncio.create_task(serve(bot, "token"))
     await asyncio.wait_for(bot.started.wait(), 5)
+    assert signal.getsignal(sig) != before[sig]  # serve() listens for it
     os.kill(os.getpid(), sig)
     await asyncio.wait_for(task, 5)
     assert bot.closed >= 1
     # The handlers are removed again: the process's own signal handling is back.
-    assert signal.getsignal(signal.SIGINT) is not None
+    assert {s: signal.getsignal(s) for s in before} == before
 
 
 async def test_close_stops_games_then_closes_the_database(tmp_path: Path) -> None:
