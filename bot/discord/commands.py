@@ -1,5 +1,9 @@
 """The slash commands. Each is a thin wrapper: parse options, call the lobby, game or
-information handlers, which check permissions and answer (ephemerally when refusing)."""
+information handlers, which check permissions and answer (ephemerally when refusing).
+
+A command that reads or writes the database acknowledges the interaction first: a storage
+call can wait behind running games' writes longer than Discord's 3-second window.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from discord.ext import commands
 from ..config import STRENGTHS
 from . import info, texts
 from .lobby import VARIANTS, LobbyError, LobbyOptions, default_options
+from .lobby_control import acknowledge
 from .lobby_message import lobby_embed
 
 if TYPE_CHECKING:
@@ -55,6 +60,7 @@ class GameCommands(commands.Cog):
     ) -> None:
         """Open a lobby with the server's defaults, overridden by the given options."""
         assert interaction.guild_id is not None
+        await acknowledge(interaction, None)  # an ephemeral "thinking" reply
         settings = await self.bot.storage.get_settings(interaction.guild_id)
         options = default_options(self.bot.config, settings)
         _override(
@@ -173,8 +179,9 @@ class GameCommands(commands.Cog):
     @app_commands.guild_only()
     async def history(self, interaction: discord.Interaction) -> None:
         """Recent games, newest first."""
+        await interaction.response.defer(thinking=True)
         games = await self.bot.storage.recent_games(guild_id=interaction.guild_id, limit=10)
-        await interaction.response.send_message(embed=info.history_embed(games))
+        await interaction.followup.send(embed=info.history_embed(games))
 
     @app_commands.command(name="stats", description="A player's record in this server.")
     @app_commands.guild_only()
@@ -184,15 +191,17 @@ class GameCommands(commands.Cog):
     ) -> None:
         """Wins and games, overall and by role."""
         who = user or interaction.user
+        await interaction.response.defer(thinking=True)
         stats = await self.bot.storage.player_stats(who.id, guild_id=interaction.guild_id)
-        await interaction.response.send_message(embed=info.stats_embed(who.display_name, stats))
+        await interaction.followup.send(embed=info.stats_embed(who.display_name, stats))
 
     @app_commands.command(name="leaderboard", description="The best players of this server.")
     @app_commands.guild_only()
     async def leaderboard(self, interaction: discord.Interaction) -> None:
         """Best win rates."""
+        await interaction.response.defer(thinking=True)
         rows = await self.bot.storage.leaderboard(interaction.guild_id, limit=10)
-        await interaction.response.send_message(embed=info.leaderboard_embed(rows))
+        await interaction.followup.send(embed=info.leaderboard_embed(rows))
 
     @app_commands.command(
         name="settings", description="Manage Server: default options for new tables here."
@@ -229,25 +238,25 @@ class GameCommands(commands.Cog):
             "vote_seconds": vote_seconds,
         }
         storage = self.bot.storage
-        if all(v is None for v in changes.values()):
+        show_only = all(v is None for v in changes.values())
+        # default_permissions can be widened by a server admin: check the real permission.
+        if not show_only and not interaction.permissions.manage_guild:
+            await interaction.response.send_message(texts.SETTINGS_NEED_MANAGE, ephemeral=True)
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        if show_only:
             settings = await storage.get_settings(interaction.guild_id)
             options = default_options(self.bot.config, settings)
-            await interaction.response.send_message(
-                embed=info.settings_embed(options), ephemeral=True
-            )
-            return
-        # default_permissions can be widened by a server admin: check the real permission.
-        if not interaction.permissions.manage_guild:
-            await interaction.response.send_message(texts.SETTINGS_NEED_MANAGE, ephemeral=True)
+            await interaction.followup.send(embed=info.settings_embed(options), ephemeral=True)
             return
         try:
             options = await info.update_settings(
                 storage, self.bot.config, interaction.guild_id, changes
             )
         except LobbyError as exc:
-            await interaction.response.send_message(str(exc), ephemeral=True)
+            await interaction.followup.send(str(exc), ephemeral=True)
             return
-        await interaction.response.send_message(
+        await interaction.followup.send(
             texts.SETTINGS_SAVED, embed=info.settings_embed(options), ephemeral=True
         )
 

@@ -208,6 +208,9 @@ class DiscordGames:
         options = SessionOptions(
             timers=Timers.off(), substitute=spec, ai_budget_s=self.config.ai_seconds
         )
+        # Creating the game writes to the database: acknowledge first (3-second window),
+        # with a public "thinking" reply that the followup below completes.
+        await interaction.response.defer(thinking=True)
         session = await self.host.run(
             lambda: self.manager.create(
                 [],
@@ -224,7 +227,7 @@ class DiscordGames:
         meta = self._meta_of(session.game_id)
         meta.host_id, meta.pace = interaction.user.id, pace
         self.frontend.set_pace(session.game_id, pace)
-        await interaction.response.send_message(texts.DEMO_STARTED.format(players=players))
+        await interaction.followup.send(texts.DEMO_STARTED.format(players=players))
 
         async def start() -> None:
             session.start()
@@ -239,6 +242,8 @@ class DiscordGames:
         game_id = int(cid.game)
         session = self._manager.get(game_id) if self._manager is not None else None
         if session is None:
+            # The reason is read from the database: acknowledge first (3-second window).
+            await interaction.response.defer(ephemeral=True, thinking=True)
             await _refuse(interaction, await self._why_not_running(game_id))
             return
         user_id = interaction.user.id

@@ -3,6 +3,12 @@
 Every change runs under the channel's lock: load the lobby, change a copy, save it, then
 show it (a button edits the lobby message in its own response; a command answers the
 member ephemerally and edits the lobby message). Refusals are ephemeral and say why.
+
+Every handler acknowledges the interaction before it touches the database: a storage call
+waits on the storage's lock behind every running game's writes, and Discord drops an
+interaction that is not acknowledged within 3 seconds. A button click is deferred as an
+update of the lobby message (edited once the change is saved); a command is deferred as
+an ephemeral "thinking" reply, completed by the first followup.
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ class LobbyControl:
         except LobbyError as exc:
             await _refuse(interaction, str(exc))
             return
+        await acknowledge(interaction, None)  # the caller may have acknowledged already
         async with self.book.lock(channel_id):
             if self.launcher.game_in(channel_id) is not None:
                 await _refuse(interaction, texts.GAME_ALREADY_HERE)
@@ -73,11 +80,14 @@ class LobbyControl:
             )
             lobby.join(interaction.user.id, interaction.user.display_name)
             await self.book.open(lobby)
-            callback = await interaction.response.send_message(
-                embed=lobby_embed(lobby), view=lobby_view(lobby)
+            # The deferred reply is ephemeral (a refusal had to be): complete it with a
+            # note to the host, then post the lobby itself as a public followup.
+            await interaction.edit_original_response(content=texts.LOBBY_OPENED)
+            message = await interaction.followup.send(
+                embed=lobby_embed(lobby), view=lobby_view(lobby), wait=True
             )
             lobby = lobby.copy()
-            lobby.message_id = callback.message_id
+            lobby.message_id = message.id
             await self.book.save(lobby)
         log.info("lobby %s opened in channel %s", lobby.id, channel_id)
 
@@ -138,6 +148,7 @@ class LobbyControl:
         """The host starts the game: the lobby closes and the session takes over."""
         channel_id = interaction.channel_id
         assert channel_id is not None
+        await acknowledge(interaction, cid)
         async with self.book.lock(channel_id):
             lobby = await self._current(interaction, cid)
             if lobby is None:
@@ -153,14 +164,10 @@ class LobbyControl:
                 await self.book.close(lobby)
                 await _refuse(interaction, texts.GAME_ALREADY_HERE)
                 return
-            # Creating the game writes to the database: acknowledge first (3 s rule).
-            await interaction.response.defer(ephemeral=cid is None, thinking=cid is None)
             game_id = await self.launcher.launch(lobby, table)
             await self.book.close(lobby)
             log.info("lobby %s started game %s", lobby.id, game_id)
             await self._show_closed(interaction, lobby, texts.LOBBY_STARTED, from_button=cid)
-            if cid is None:
-                await interaction.followup.send(texts.LOBBY_STARTED, ephemeral=True)
 
     async def cancel(self, interaction: discord.Interaction) -> bool:
         """Close the channel's lobby (host or Manage Server). False if there is none."""
@@ -177,9 +184,11 @@ class LobbyControl:
                     texts.HOST_ONLY.format(host=f"<@{lobby.host_id}>", act=texts.ACT_CANCEL),
                 )
                 return True
+            # Public answer, so a public "thinking" reply, completed by the followup.
+            await interaction.response.defer(thinking=True)
             await self.book.close(lobby)
             reason = texts.LOBBY_CANCELLED.format(by=interaction.user.mention)
-            await interaction.response.send_message(reason)
+            await interaction.followup.send(reason)
             await self._edit_lobby_message(interaction, lobby, closed_embed(lobby, reason), None)
         log.info("lobby %s cancelled", lobby.id)
         return True
@@ -222,6 +231,7 @@ class LobbyControl:
         if interaction.guild_id is None or channel_id is None:
             await _refuse(interaction, texts.GUILD_ONLY)
             return
+        await acknowledge(interaction, cid)
         async with self.book.lock(channel_id):
             lobby = await self._current(interaction, cid)
             if lobby is None:
@@ -237,12 +247,12 @@ class LobbyControl:
                 await self._show_closed(interaction, draft, texts.LOBBY_EMPTY_CLOSED, cid)
                 return
             await self.book.save(draft)
-            if cid is not None:
-                await interaction.response.edit_message(
+            if cid is not None:  # the deferred update edits the clicked lobby message
+                await interaction.edit_original_response(
                     embed=lobby_embed(draft), view=lobby_view(draft)
                 )
             else:
-                await interaction.response.send_message(note, ephemeral=True)
+                await interaction.followup.send(note, ephemeral=True)
                 await self._edit_lobby_message(
                     interaction, draft, lobby_embed(draft), lobby_view(draft)
                 )
@@ -255,13 +265,10 @@ class LobbyControl:
         from_button: ComponentId | None,
     ) -> None:
         embed = closed_embed(lobby, reason)
-        if from_button is not None and interaction.response.is_done():
+        if from_button is not None:  # acknowledged as a deferred update of the lobby message
             await interaction.edit_original_response(embed=embed, view=None)
-        elif from_button is not None:
-            await interaction.response.edit_message(embed=embed, view=None)
         else:
-            if not interaction.response.is_done():
-                await interaction.response.send_message(reason, ephemeral=True)
+            await _refuse(interaction, reason)  # the member's ephemeral answer
             await self._edit_lobby_message(interaction, lobby, embed, None)
 
     async def _edit_lobby_message(
@@ -294,6 +301,17 @@ class LobbyControl:
             await self.book.save(fresh)
         except discord.HTTPException as exc:
             log.warning("lobby %s: cannot edit its message: %s", lobby.id, exc)
+
+
+async def acknowledge(interaction: discord.Interaction, cid: ComponentId | None) -> None:
+    """Acknowledge before any storage call: a button defers an update of its message, a
+    command an ephemeral reply (its first followup completes it). No-op if done already."""
+    if interaction.response.is_done():
+        return
+    if cid is not None:
+        await interaction.response.defer()
+    else:
+        await interaction.response.defer(ephemeral=True, thinking=True)
 
 
 async def _refuse(interaction: discord.Interaction, text: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 LOBBY_TITLE = "Secret Hitler: a new table"
 LOBBY_INTRO = "Press **Join** to take a seat. The host presses **Start** when everyone is in."
 LOBBY_STARTED = "The game has started: this lobby is closed."
+LOBBY_OPENED = "Your table is open: the lobby is below."
 LOBBY_CANCELLED = "This lobby was cancelled by {by}."
 LOBBY_EMPTY_CLOSED = "Everyone left: this lobby is closed."
 LOBBY_SEATS = "Seats ({count}/{max})"

@@ -168,6 +168,25 @@ class Harness:
         raise LookupError(f"no message {message_id} in the channel")
 
 
+def told(result: simcord.InteractionResult) -> str:
+    """What the member alone was told: the ephemeral reply, or else the last ephemeral
+    followup (a click deferred as an update of its message refuses by followup)."""
+    response = result.response
+    if response is not None and response.ephemeral:
+        return response.content
+    private = [f for f in result.followups if f.ephemeral]
+    assert private, f"nothing ephemeral in {result!r}"
+    return private[-1].content
+
+
+def opened_lobby(result: simcord.InteractionResult) -> simcord.ResponseMessage:
+    """The public lobby message a successful /newgame posted (its public followup); the
+    command's own deferred reply is the host's ephemeral note."""
+    public = [f for f in result.followups if not f.ephemeral]
+    assert len(public) == 1, f"no public lobby in {result!r}"
+    return public[0]
+
+
 def labels(message: discord.Message | simcord.ResponseMessage) -> list[str]:
     """The labels of a message's buttons, in order."""
     rows: Sequence[Any] = message.components

@@ -25,7 +25,7 @@ from bot.narrate import narrate
 from bot.storage import StoredGame
 
 from .driver import Driver, components, text_of
-from .harness import Harness, harness
+from .harness import Harness, harness, labels, opened_lobby
 
 FAST = Config(ai_specs={"easy": "random", "normal": "random", "strong": "random"})
 
@@ -294,7 +294,7 @@ async def test_host_cancels_mid_game_once_the_players_agree(table: Harness) -> N
     late = await member.click(opening, label="Show my role")
     assert late.response is not None and late.response.content == texts.GAME_CANCELLED
     fresh = await alice.slash(table.channel, "newgame")
-    assert not fresh.ephemeral  # the channel is free again
+    assert labels(opened_lobby(fresh))  # the channel is free again: a public lobby
 
 
 async def test_status_role_afk_and_back(table: Harness) -> None:

@@ -13,7 +13,7 @@ from bot.discord.app import SecretHitlerBot
 from bot.discord.components import ComponentId
 from bot.discord.lobby import Lobby, LobbySeat
 
-from .harness import Harness, embed_text, harness, labels
+from .harness import Harness, embed_text, harness, labels, opened_lobby, told
 
 
 class RecordingDesk:
@@ -71,9 +71,9 @@ async def table(tmp_path: Path) -> AsyncIterator[Harness]:
 async def test_newgame_posts_a_lobby_with_its_four_buttons(table: Harness) -> None:
     alice = table.members[0]
     result = await alice.slash(table.channel, "newgame")
-    assert result.acknowledged and not result.ephemeral
+    assert result.acknowledged and told(result) == texts.LOBBY_OPENED  # the host's note
     lobby_message = table.channel.last_message
-    assert lobby_message is not None
+    assert lobby_message is not None and lobby_message.id == opened_lobby(result).id
     assert labels(lobby_message) == ["Join", "Leave", "Add AI", "Start"]
     assert alice.mention in embed_text(lobby_message)
     assert "(host)" in embed_text(lobby_message)
@@ -103,11 +103,9 @@ async def test_clicks_by_other_members_join_and_the_eleventh_hears_the_lobby_is_
     assert all(m.mention in text for m in table.members[:10])
 
     late = await others[9].click(message, label="Join")
-    assert late.ephemeral
-    assert late.response is not None and late.response.content == "The lobby is full (10 players)."
+    assert told(late) == "The lobby is full (10 players)."
     again = await others[0].click(message, label="Join")
-    assert again.ephemeral and again.response is not None
-    assert again.response.content == texts.ALREADY_IN_LOBBY
+    assert told(again) == texts.ALREADY_IN_LOBBY
     assert others[9].mention not in embed_text(table.message(message.id))
 
 
@@ -167,12 +165,10 @@ async def test_start_is_for_the_host_and_needs_five_seats(table: Harness) -> Non
     assert by_command.ephemeral and by_command.response is not None
     assert by_command.response.content == f"Only the host, {alice.mention}, can start the game."
     by_button = await carol.click(message, label="Start")
-    assert by_button.ephemeral and by_button.response is not None
-    assert by_button.response.content == f"Only the host, {alice.mention}, can start the game."
+    assert told(by_button) == f"Only the host, {alice.mention}, can start the game."
 
     too_few = await alice.click(message, label="Start")
-    assert too_few.ephemeral and too_few.response is not None
-    assert too_few.response.content.startswith("4 seat(s) taken: a game needs at least 5.")
+    assert told(too_few).startswith("4 seat(s) taken: a game needs at least 5.")
     assert table.desk.launched == []  # type: ignore[attr-defined]
 
     await alice.click(message, label="Add AI")
@@ -220,7 +216,7 @@ async def test_one_lobby_per_channel_and_cancel_rights(table: Harness) -> None:
     assert cancelled.response.content == texts.LOBBY_CANCELLED.format(by=mod.mention)
     assert labels(table.message(message.id)) == []
     fresh = await bob.slash(table.channel, "newgame")
-    assert not fresh.ephemeral  # the channel is free again
+    assert labels(opened_lobby(fresh))  # the channel is free again: a public lobby
 
 
 async def test_the_last_member_leaving_closes_the_lobby(table: Harness) -> None:
@@ -255,8 +251,7 @@ async def test_a_lobby_survives_a_restart_and_its_old_buttons_still_work(table: 
     text = embed_text(table.message(message.id))
     assert all(m.mention in text for m in (alice, bob, carol))
     refused = await bob.click(message, label="Start")
-    assert refused.response is not None
-    assert refused.response.content == f"Only the host, {alice.mention}, can start the game."
+    assert told(refused) == f"Only the host, {alice.mention}, can start the game."
     await alice.click(message, label="Start")
     _, seats = table.desk.launched[0]  # type: ignore[attr-defined]
     assert [s.user_id for s in seats[:3]] == [alice.id, bob.id, carol.id]
@@ -274,12 +269,11 @@ async def test_stale_lobby_buttons_get_a_precise_answer(table: Harness) -> None:
     await alice.slash(table.channel, "cancel")
     assert "Join" in labels(table.message(message.id))
     stale = await bob.click(message, label="Join")
-    assert stale.ephemeral and stale.response is not None
-    assert stale.response.content == texts.STALE_LOBBY
+    assert told(stale) == texts.STALE_LOBBY
     # A new lobby in the same channel does not revive the old buttons.
     await bob.slash(table.channel, "newgame")
     still_stale = await alice.click(message, label="Join")
-    assert still_stale.response is not None and still_stale.response.content == texts.STALE_LOBBY
+    assert told(still_stale) == texts.STALE_LOBBY
 
 
 async def test_unknown_custom_ids_get_a_precise_answer(table: Harness) -> None:
@@ -304,8 +298,7 @@ async def test_a_lobby_never_starts_a_second_game_in_its_channel(table: Harness)
     message = lobby_message(table)
     table.desk.channels[table.channel.id] = 41  # type: ignore[attr-defined]
     refused = await alice.click(message, label="Start")
-    assert refused.ephemeral and refused.response is not None
-    assert refused.response.content == texts.GAME_ALREADY_HERE
+    assert told(refused) == texts.GAME_ALREADY_HERE
     assert table.desk.launched == []  # type: ignore[attr-defined]
     gone = await alice.click(message, label="Join")
-    assert gone.response is not None and gone.response.content == texts.STALE_LOBBY
+    assert told(gone) == texts.STALE_LOBBY
