@@ -1,0 +1,128 @@
+"""Every interaction is acknowledged before the bot touches the database.
+
+A storage call waits on the storage's single lock, behind every running game's writes, so
+a handler that reads or writes before its first response could miss Discord's 3-second
+acknowledgement window under load. The probe wraps every coroutine method of the bot's
+`Storage` and records, at each call, whether the interaction being handled had already
+been responded to.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+import discord
+import pytest
+
+from bot.discord import texts
+from bot.storage import Storage
+
+from .harness import Harness, harness, opened_lobby, told
+from .test_lobby_flow import RecordingDesk
+
+
+class AckProbe:
+    """Records (interaction name, storage method, acknowledged?) for each storage call."""
+
+    def __init__(self) -> None:
+        self.current: discord.Interaction | None = None  # the latest interaction created
+        self.calls: list[tuple[str, str, bool]] = []
+
+    def watch_interactions(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Remember each interaction discord.py builds (before any handler runs); the
+        harness settles one simulated action at a time, so it is the one in flight."""
+        original = discord.Interaction.__init__
+        probe = self
+
+        def init(self: discord.Interaction, *args: Any, **kwargs: Any) -> None:
+            original(self, *args, **kwargs)
+            probe.current = self
+
+        monkeypatch.setattr(discord.Interaction, "__init__", init)
+
+    def wrap(self, storage: Storage, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Replace every public coroutine method of `storage` (on the instance) by a
+        recorder; the lobby store and the commands look them up on the instance."""
+        for name, method in inspect.getmembers(storage, inspect.iscoroutinefunction):
+            if not name.startswith("_"):
+                monkeypatch.setattr(storage, name, self._recorder(name, method))
+
+    def _recorder(
+        self, name: str, method: Callable[..., Awaitable[Any]]
+    ) -> Callable[..., Awaitable[Any]]:
+        @wraps(method)
+        async def record(*args: Any, **kwargs: Any) -> Any:
+            interaction = self.current
+            if interaction is not None:
+                label = _label(interaction)
+                self.calls.append((label, name, interaction.response.is_done()))
+            return await method(*args, **kwargs)
+
+        return record
+
+    def early(self) -> list[tuple[str, str, bool]]:
+        """Storage calls made before their interaction was acknowledged."""
+        return [call for call in self.calls if not call[2]]
+
+    def made_by(self, label: str) -> list[str]:
+        """The storage methods called while handling interactions labelled `label`."""
+        return [name for who, name, _ in self.calls if who == label]
+
+
+def _label(interaction: discord.Interaction) -> str:
+    data: dict[str, Any] = interaction.data or {}  # type: ignore[assignment]
+    if interaction.type is discord.InteractionType.application_command:
+        return f"/{data.get('name')}"
+    return f"click {data.get('custom_id', '?').rsplit(':', 1)[-1]}"
+
+
+@pytest.fixture
+async def probed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[tuple[Harness, AckProbe]]:
+    desk = RecordingDesk()
+    probe = AckProbe()
+    async with harness(tmp_path, lambda host: desk) as table:
+        probe.wrap(table.storage, monkeypatch)
+        probe.watch_interactions(monkeypatch)
+        yield table, probe
+
+
+async def test_lobby_and_information_handlers_acknowledge_before_the_database(
+    probed: tuple[Harness, AckProbe],
+) -> None:
+    table, probe = probed
+    alice, bob, carol, dave = table.members[:4]
+    mods = table.guild.create_role("Mods", permissions=discord.Permissions(manage_guild=True))
+    mod = table.guild.add_member(table.env.create_user("moderator"), roles=[mods])
+
+    opened = await alice.slash(table.channel, "newgame", fill=False)
+    message = opened_lobby(opened).message
+    # /newgame reads the server's settings and the channel's lobby, then writes it.
+    assert {"get_settings", "get_channel_settings", "set_channel_settings"} <= set(
+        probe.made_by("/newgame")
+    ), probe.calls
+    joined = await bob.click(message, label="Join")
+    assert joined.acknowledged and not joined.ephemeral
+    assert "set_channel_settings" in probe.made_by("click join"), probe.calls
+    again = await bob.click(message, label="Join")
+    assert told(again) == texts.ALREADY_IN_LOBBY
+    await carol.slash(table.channel, "join")
+    await carol.slash(table.channel, "leave")
+    await alice.slash(table.channel, "addbot")
+    await alice.click(message, label="Add AI")
+    await alice.slash(table.channel, "kick", seat=3)
+    await dave.click(message, label="Leave")  # not seated: a refusal after the read
+    await carol.click(message, label="Start")  # not the host
+    for command in ("history", "stats", "leaderboard"):
+        await alice.slash(table.channel, command)
+    await mod.slash(table.channel, "settings")
+    await mod.slash(table.channel, "settings", players=7)
+    await alice.slash(table.channel, "cancel")
+
+    assert len(probe.calls) >= 20, probe.calls  # the probe saw the handlers' storage calls
+    assert probe.early() == [], probe.early()
