@@ -17,8 +17,8 @@ from discord.ext import commands
 from ..config import STRENGTHS
 from . import info, texts
 from .lobby import VARIANTS, LobbyError, LobbyOptions, default_options
-from .lobby_control import acknowledge
 from .lobby_message import lobby_embed
+from .replies import acknowledge, answer
 
 if TYPE_CHECKING:
     from .app import SecretHitlerBot
@@ -60,7 +60,7 @@ class GameCommands(commands.Cog):
     ) -> None:
         """Open a lobby with the server's defaults, overridden by the given options."""
         assert interaction.guild_id is not None
-        await acknowledge(interaction, None)  # an ephemeral "thinking" reply
+        await acknowledge(interaction)  # an ephemeral "thinking" reply
         settings = await self.bot.storage.get_settings(interaction.guild_id)
         options = default_options(self.bot.config, settings)
         _override(
@@ -116,18 +116,22 @@ class GameCommands(commands.Cog):
     @app_commands.guild_only()
     async def cancel(self, interaction: discord.Interaction) -> None:
         """Cancel the lobby; mid-game, ask the players to confirm."""
-        if await self.bot.lobbies.cancel(interaction):
+        assert interaction.channel_id is not None
+        if self.bot.games.game_in(interaction.channel_id) is not None:
+            await self.bot.games.cancel(interaction)  # a game closed its lobby when it began
             return
-        await self.bot.games.cancel(interaction)
+        if not await self.bot.lobbies.cancel(interaction):
+            await answer(interaction, texts.NO_GAME_HERE)
 
     @app_commands.command(name="status", description="What is going on at the table here.")
     @app_commands.guild_only()
     async def status(self, interaction: discord.Interaction) -> None:
         """The lobby or the game of this channel (public information only)."""
         assert interaction.channel_id is not None
+        await acknowledge(interaction)  # the lobby may have to be read from the database
         lobby = await self.bot.lobbies.book.get(interaction.channel_id)
         if lobby is not None:
-            await interaction.response.send_message(embed=lobby_embed(lobby), ephemeral=True)
+            await answer(interaction, embed=lobby_embed(lobby))
             return
         await self.bot.games.status(interaction)
 
@@ -160,11 +164,12 @@ class GameCommands(commands.Cog):
     ) -> None:
         """A bot-only game, if the channel is free."""
         assert interaction.channel_id is not None
-        if await self.bot.lobbies.book.get(interaction.channel_id) is not None:
-            await interaction.response.send_message(texts.LOBBY_HERE_NO_DEMO, ephemeral=True)
-            return
         if self.bot.games.game_in(interaction.channel_id) is not None:
             await interaction.response.send_message(texts.GAME_ALREADY_HERE, ephemeral=True)
+            return
+        await acknowledge(interaction)  # the lobby may have to be read from the database
+        if await self.bot.lobbies.book.get(interaction.channel_id) is not None:
+            await answer(interaction, texts.LOBBY_HERE_NO_DEMO)
             return
         await self.bot.games.demo(interaction, players, speed)
 

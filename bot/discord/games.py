@@ -40,6 +40,7 @@ from .frontend import (
     secrets_text,
 )
 from .lobby import Lobby, LobbySeat
+from .replies import acknowledge, announce, answer
 
 if TYPE_CHECKING:
     from .app import SecretHitlerBot
@@ -208,9 +209,8 @@ class DiscordGames:
         options = SessionOptions(
             timers=Timers.off(), substitute=spec, ai_budget_s=self.config.ai_seconds
         )
-        # Creating the game writes to the database: acknowledge first (3-second window),
-        # with a public "thinking" reply that the followup below completes.
-        await interaction.response.defer(thinking=True)
+        # Creating the game writes to the database: acknowledge first (3-second window).
+        await acknowledge(interaction)
         session = await self.host.run(
             lambda: self.manager.create(
                 [],
@@ -227,7 +227,9 @@ class DiscordGames:
         meta = self._meta_of(session.game_id)
         meta.host_id, meta.pace = interaction.user.id, pace
         self.frontend.set_pace(session.game_id, pace)
-        await interaction.followup.send(texts.DEMO_STARTED.format(players=players))
+        await announce(
+            interaction, texts.DEMO_STARTING, content=texts.DEMO_STARTED.format(players=players)
+        )
 
         async def start() -> None:
             session.start()
@@ -243,7 +245,7 @@ class DiscordGames:
         session = self._manager.get(game_id) if self._manager is not None else None
         if session is None:
             # The reason is read from the database: acknowledge first (3-second window).
-            await interaction.response.defer(ephemeral=True, thinking=True)
+            await acknowledge(interaction)
             await _refuse(interaction, await self._why_not_running(game_id))
             return
         user_id = interaction.user.id
@@ -351,7 +353,7 @@ class DiscordGames:
         if waiting is not None:
             text += "\n\n" + waiting.text
         embed = discord.Embed(title=f"Game #{session.game_id}", description=text[:4096])
-        await interaction.response.send_message(embed=embed, ephemeral=True)
+        await answer(interaction, embed=embed)  # deferred by /status (it reads the lobby)
 
     async def role(self, interaction: discord.Interaction) -> None:
         """/role: the member's role and private knowledge, for them alone."""

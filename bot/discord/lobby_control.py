@@ -23,6 +23,7 @@ from . import texts
 from .components import ComponentId
 from .lobby import Lobby, LobbyBook, LobbyError, LobbyOptions, LobbySeat
 from .lobby_message import ADD_AI, JOIN, LEAVE, START, closed_embed, lobby_embed, lobby_view
+from .replies import acknowledge, announce, answer
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,7 @@ class LobbyControl:
         except LobbyError as exc:
             await _refuse(interaction, str(exc))
             return
-        await acknowledge(interaction, None)  # the caller may have acknowledged already
+        await acknowledge(interaction)  # a no-op if the command acknowledged already
         async with self.book.lock(channel_id):
             if self.launcher.game_in(channel_id) is not None:
                 await _refuse(interaction, texts.GAME_ALREADY_HERE)
@@ -80,11 +81,10 @@ class LobbyControl:
             )
             lobby.join(interaction.user.id, interaction.user.display_name)
             await self.book.open(lobby)
-            # The deferred reply is ephemeral (a refusal had to be): complete it with a
-            # note to the host, then post the lobby itself as a public followup.
-            await interaction.edit_original_response(content=texts.LOBBY_OPENED)
-            message = await interaction.followup.send(
-                embed=lobby_embed(lobby), view=lobby_view(lobby), wait=True
+            # The deferred reply is ephemeral (a refusal had to be): a note to the host,
+            # and the lobby itself as a public followup.
+            message = await announce(
+                interaction, texts.LOBBY_OPENED, embed=lobby_embed(lobby), view=lobby_view(lobby)
             )
             lobby = lobby.copy()
             lobby.message_id = message.id
@@ -148,7 +148,7 @@ class LobbyControl:
         """The host starts the game: the lobby closes and the session takes over."""
         channel_id = interaction.channel_id
         assert channel_id is not None
-        await acknowledge(interaction, cid)
+        await acknowledge(interaction, update=cid is not None)
         async with self.book.lock(channel_id):
             lobby = await self._current(interaction, cid)
             if lobby is None:
@@ -170,9 +170,11 @@ class LobbyControl:
             await self._show_closed(interaction, lobby, texts.LOBBY_STARTED, from_button=cid)
 
     async def cancel(self, interaction: discord.Interaction) -> bool:
-        """Close the channel's lobby (host or Manage Server). False if there is none."""
+        """Close the channel's lobby (host or Manage Server). False if there is none, the
+        interaction then deferred as an ephemeral reply."""
         channel_id = interaction.channel_id
         assert channel_id is not None
+        await acknowledge(interaction)  # the lobby may have to be read from the database
         async with self.book.lock(channel_id):
             lobby = await self.book.get(channel_id)
             if lobby is None:
@@ -184,11 +186,9 @@ class LobbyControl:
                     texts.HOST_ONLY.format(host=f"<@{lobby.host_id}>", act=texts.ACT_CANCEL),
                 )
                 return True
-            # Public answer, so a public "thinking" reply, completed by the followup.
-            await interaction.response.defer(thinking=True)
             await self.book.close(lobby)
             reason = texts.LOBBY_CANCELLED.format(by=interaction.user.mention)
-            await interaction.followup.send(reason)
+            await announce(interaction, texts.LOBBY_CANCEL_DONE, content=reason)
             await self._edit_lobby_message(interaction, lobby, closed_embed(lobby, reason), None)
         log.info("lobby %s cancelled", lobby.id)
         return True
@@ -231,7 +231,7 @@ class LobbyControl:
         if interaction.guild_id is None or channel_id is None:
             await _refuse(interaction, texts.GUILD_ONLY)
             return
-        await acknowledge(interaction, cid)
+        await acknowledge(interaction, update=cid is not None)
         async with self.book.lock(channel_id):
             lobby = await self._current(interaction, cid)
             if lobby is None:
@@ -303,23 +303,9 @@ class LobbyControl:
             log.warning("lobby %s: cannot edit its message: %s", lobby.id, exc)
 
 
-async def acknowledge(interaction: discord.Interaction, cid: ComponentId | None) -> None:
-    """Acknowledge before any storage call: a button defers an update of its message, a
-    command an ephemeral reply (its first followup completes it). No-op if done already."""
-    if interaction.response.is_done():
-        return
-    if cid is not None:
-        await interaction.response.defer()
-    else:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-
-
 async def _refuse(interaction: discord.Interaction, text: str) -> None:
     """Answer only the member who asked, whether or not the interaction was acknowledged."""
-    if interaction.response.is_done():
-        await interaction.followup.send(text, ephemeral=True)
-    else:
-        await interaction.response.send_message(text, ephemeral=True)
+    await answer(interaction, text)
 
 
 def _link(lobby: Lobby) -> str:

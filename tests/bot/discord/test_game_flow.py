@@ -25,7 +25,7 @@ from bot.narrate import narrate
 from bot.storage import StoredGame
 
 from .driver import Driver, components, text_of
-from .harness import Harness, harness, labels, opened_lobby
+from .harness import Harness, harness, labels, opened_lobby, told
 
 FAST = Config(ai_specs={"easy": "random", "normal": "random", "strong": "random"})
 
@@ -349,8 +349,9 @@ async def test_demo_plays_a_bot_only_game(tmp_path: Path, monkeypatch: pytest.Mo
     async with open_table(tmp_path, FAST) as table:
         alice = table.members[0]
         started = await alice.slash(table.channel, "demo", players=6, speed="fast")
-        assert not started.ephemeral and started.response is not None
-        assert "6 AI players" in started.response.content
+        assert told(started) == texts.DEMO_STARTING
+        public = [f.content for f in started.followups if not f.ephemeral]
+        assert public == [texts.DEMO_STARTED.format(players=6)]
         busy = await alice.slash(table.channel, "newgame")
         assert busy.response is not None and busy.response.content == texts.GAME_ALREADY_HERE
         await table.until(lambda: reveal_posted(table), what="the demo's end")

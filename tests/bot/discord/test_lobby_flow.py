@@ -12,6 +12,7 @@ from bot.discord import texts
 from bot.discord.app import SecretHitlerBot
 from bot.discord.components import ComponentId
 from bot.discord.lobby import Lobby, LobbySeat
+from bot.discord.replies import answer
 
 from .harness import Harness, embed_text, harness, labels, opened_lobby, told
 
@@ -42,22 +43,22 @@ class RecordingDesk:
         await interaction.response.send_message(f"game click {cid}", ephemeral=True)
 
     async def status(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message("no game", ephemeral=True)
+        await answer(interaction, "no game")
 
     async def cancel(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message("no game", ephemeral=True)
+        await answer(interaction, "no game")
 
     async def role(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message("no game", ephemeral=True)
+        await answer(interaction, "no game")
 
     async def afk(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message("no game", ephemeral=True)
+        await answer(interaction, "no game")
 
     async def back(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message("no game", ephemeral=True)
+        await answer(interaction, "no game")
 
     async def demo(self, interaction: discord.Interaction, players: int, speed: str) -> None:
-        await interaction.response.send_message("demo", ephemeral=True)
+        await answer(interaction, "demo")
 
 
 @pytest.fixture
@@ -212,8 +213,9 @@ async def test_one_lobby_per_channel_and_cancel_rights(table: Harness) -> None:
     assert refused.ephemeral and refused.response is not None
     assert refused.response.content == f"Only the host, {alice.mention}, can cancel the lobby."
     cancelled = await mod.slash(table.channel, "cancel")
-    assert not cancelled.ephemeral and cancelled.response is not None
-    assert cancelled.response.content == texts.LOBBY_CANCELLED.format(by=mod.mention)
+    assert told(cancelled) == texts.LOBBY_CANCEL_DONE
+    public = [f.content for f in cancelled.followups if not f.ephemeral]
+    assert public == [texts.LOBBY_CANCELLED.format(by=mod.mention)]
     assert labels(table.message(message.id)) == []
     fresh = await bob.slash(table.channel, "newgame")
     assert labels(opened_lobby(fresh))  # the channel is free again: a public lobby
