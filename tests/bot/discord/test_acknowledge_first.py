@@ -21,7 +21,9 @@ import pytest
 from bot.discord import texts
 from bot.storage import Storage
 
-from .harness import Harness, harness, opened_lobby, told
+from .driver import components
+from .harness import Harness, embed_text, harness, opened_lobby, told
+from .test_game_flow import FAST, open_table, reveal_posted
 from .test_lobby_flow import RecordingDesk
 
 
@@ -31,6 +33,7 @@ class AckProbe:
     def __init__(self) -> None:
         self.current: discord.Interaction | None = None  # the latest interaction created
         self.calls: list[tuple[str, str, bool]] = []
+        self.recording = True  # off while a game's own writes run (no interaction's)
 
     def watch_interactions(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Remember each interaction discord.py builds (before any handler runs); the
@@ -57,7 +60,7 @@ class AckProbe:
         @wraps(method)
         async def record(*args: Any, **kwargs: Any) -> Any:
             interaction = self.current
-            if interaction is not None:
+            if interaction is not None and self.recording:
                 label = _label(interaction)
                 self.calls.append((label, name, interaction.response.is_done()))
             return await method(*args, **kwargs)
@@ -126,3 +129,55 @@ async def test_lobby_and_information_handlers_acknowledge_before_the_database(
 
     assert len(probe.calls) >= 20, probe.calls  # the probe saw the handlers' storage calls
     assert probe.early() == [], probe.early()
+
+
+async def test_after_a_restart_the_lobby_is_read_only_after_the_ack(
+    probed: tuple[Harness, AckProbe],
+) -> None:
+    table, probe = probed
+    alice, bob, carol = table.members[:3]
+    opened = await alice.slash(table.channel, "newgame")
+    message = opened_lobby(opened).message
+    await table.restart()  # a fresh bot: it knows no lobby until it reads one
+    probe.calls.clear()
+    status = await bob.slash(table.channel, "status")
+    assert status.ephemeral and status.response is not None
+    assert alice.mention in embed_text(status.response)  # the lobby, ephemerally
+    await table.restart()
+    refused = await bob.slash(table.channel, "demo")
+    assert told(refused) == texts.LOBBY_HERE_NO_DEMO
+    await table.restart()
+    joined = await carol.click(message, label="Join")
+    assert joined.acknowledged and not joined.ephemeral
+    await table.restart()
+    cancelled = await alice.slash(table.channel, "cancel")
+    assert told(cancelled) == texts.LOBBY_CANCEL_DONE
+    # Each handler above read the lobby from the database, after acknowledging.
+    for label in ("/status", "/demo", "click join", "/cancel"):
+        assert "get_channel_settings" in probe.made_by(label), (label, probe.calls)
+    assert probe.early() == [], probe.early()
+
+
+async def test_demo_and_a_finished_games_buttons_ack_before_the_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.discord import games as games_module
+
+    monkeypatch.setitem(games_module.DEMO_PACE, "fast", 0.0)  # no pauses in a test
+    probe = AckProbe()
+    async with open_table(tmp_path, FAST) as table:
+        probe.wrap(table.storage, monkeypatch)
+        probe.watch_interactions(monkeypatch)
+        alice = table.members[0]
+        await alice.slash(table.channel, "demo", players=5, speed="fast")
+        assert "create_game" in probe.made_by("/demo"), probe.calls
+        probe.recording = False  # the game's own writes belong to no interaction
+        await table.until(lambda: reveal_posted(table), what="the demo's end")
+        await table.until(lambda: table.bot.games.game_in(table.channel.id) is None)
+        probe.recording = True
+        shown = next(m for m in table.channel_messages() if components(m))
+        label = components(shown)[0]["label"]
+        over = await alice.click(shown, label=label)  # the reason is read from the database
+        assert told(over) == texts.GAME_OVER
+        assert "load_game" in [name for _, name, _ in probe.calls], probe.calls
+        assert probe.early() == [], probe.early()
