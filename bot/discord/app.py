@@ -287,6 +287,9 @@ async def serve(bot: Servable, token: str) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     signals = (signal.SIGTERM, signal.SIGINT)
+    # remove_signal_handler puts back Python's defaults, not what was installed before
+    # (asyncio.run's SIGINT handler, for one): remember those to restore them.
+    previous = {sig: signal.getsignal(sig) for sig in signals}
     for sig in signals:
         loop.add_signal_handler(sig, stop.set)
     try:
@@ -306,3 +309,6 @@ async def serve(bot: Servable, token: str) -> None:
     finally:
         for sig in signals:
             loop.remove_signal_handler(sig)
+            handler = previous[sig]
+            if handler is not None:  # None: installed outside Python, left alone
+                signal.signal(sig, handler)

@@ -251,7 +251,7 @@ async def harness(
             logging.getLogger("bot").removeHandler(failures)
     errors = env.errors
     if errors:
-        raise ExceptionGroup(f"the bot raised {len(errors)} error(s)", errors)  # type: ignore[arg-type]
+        raise BaseExceptionGroup(f"the bot raised {len(errors)} error(s)", errors)
     # The bot's handlers, and the session's publisher, log unexpected exceptions instead
     # of raising them (a member reads "something went wrong", the game goes on); in a
     # test those are failures too, unless the test expected them (`Harness.expected`).

@@ -104,6 +104,7 @@ async def test_close_stops_games_then_closes_the_database(tmp_path: Path) -> Non
         await driver.act(*driver.pending()[0])
         bot = table.bot
         await bot.close()  # what SIGTERM leads to
+        assert isinstance(bot.games, DiscordGames)
         assert bot.games.manager.sessions == []
         with pytest.raises(StorageError):
             await bot.storage.get_settings(1)
