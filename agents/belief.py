@@ -113,7 +113,7 @@ def _draw_matrix(blocks: int, depth: int, block_size: int, block_out: int, pile:
     The draw takes the `block_size` peeked tiles (holding j - `block_out` Liberal ones)
     and 3 - `block_size` tiles from the `pile - block_size` below, which hold r.
     """
-    matrix = np.zeros((blocks, depth, depth, 4))
+    matrix: Array = np.zeros((blocks, depth, depth, 4))
     from_rest = 3 - block_size
     rest = pile - block_size
     for j in range(blocks):
@@ -327,7 +327,8 @@ class Belief:
                 continue
             out[:, shift:] += per_jr[:, j, : self.depth - shift]
         totals = out.sum(axis=1, keepdims=True)
-        return np.divide(out, totals, out=np.zeros_like(out), where=totals > 0)
+        normalised: Array = np.divide(out, totals, out=np.zeros_like(out), where=totals > 0)
+        return normalised
 
     def row_of(self, roles: Sequence[Role]) -> int | None:
         """The row of `self.roles` holding this assignment, None if it was never possible."""
