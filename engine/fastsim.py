@@ -383,6 +383,21 @@ class FastGame:
         g._reshuffle_seed = 0
         return g
 
+    def _copy_public(self, source: Game | PlayerView) -> None:
+        """Take the public state both a `Game` and a `PlayerView` expose, by the same names."""
+        self.phase = _PHASE_CODE[source.phase]
+        self.president = source.president
+        self.chancellor = _seat(source.chancellor)
+        self.last_president = _seat(source.last_president)
+        self.last_chancellor = _seat(source.last_chancellor)
+        self.special_election_caller = _seat(source.special_election_caller)
+        self.election_tracker = source.election_tracker
+        self.liberal_policies = source.liberal_policies
+        self.fascist_policies = source.fascist_policies
+        self.alive = list(source.alive)
+        self.investigated_mask = sum(1 << s for s in source.investigated)
+        self.veto_refused = source.veto_refused
+
     @classmethod
     def from_game(cls, game: Game, chance: Chance | random.Random | None = None) -> FastGame:
         """A copy of a clean `Game` in any state, to be played on by the fast path.
@@ -412,18 +427,7 @@ class FastGame:
         g.players = game.players
         g.roles = [_ROLE_OF_CODE.index(r) for r in game.roles]
         g.hitler = game.hitler
-        g.phase = _PHASE_CODE[game.phase]
-        g.president = game.president
-        g.chancellor = _seat(game.chancellor)
-        g.last_president = _seat(game.last_president)
-        g.last_chancellor = _seat(game.last_chancellor)
-        g.special_election_caller = _seat(game.special_election_caller)
-        g.election_tracker = game.election_tracker
-        g.liberal_policies = game.liberal_policies
-        g.fascist_policies = game.fascist_policies
-        g.alive = list(game.alive)
-        g.investigated_mask = sum(1 << s for s in game.investigated)
-        g.veto_refused = game.veto_refused
+        g._copy_public(game)
         g.votes = dict(game.votes)
         g.hand_fascists = game.hand.count(Policy.FASCIST)
         g.discard_liberal = game.discard_pile.count(Policy.LIBERAL)
@@ -478,18 +482,7 @@ class FastGame:
         g.players = view.players
         g.roles = [_LIBERAL_ROLE] * view.players
         g.hitler = -1
-        g.phase = _PHASE_CODE[view.phase]
-        g.president = view.president
-        g.chancellor = _seat(view.chancellor)
-        g.last_president = _seat(view.last_president)
-        g.last_chancellor = _seat(view.last_chancellor)
-        g.special_election_caller = _seat(view.special_election_caller)
-        g.election_tracker = view.election_tracker
-        g.liberal_policies = view.liberal_policies
-        g.fascist_policies = view.fascist_policies
-        g.alive = list(view.alive)
-        g.investigated_mask = sum(1 << s for s in view.investigated)
-        g.veto_refused = view.veto_refused
+        g._copy_public(view)
         g.votes = {}
         g.hand_fascists = 0
         g.discard_liberal = 0
