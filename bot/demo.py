@@ -45,31 +45,17 @@ async def run_demo(
 ) -> GameSession:
     """Play one bot-only game through a session, narrated to `out` as a spectator sees it,
     then the reveal; the game is stored in `db_path`."""
-    seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-    frontend = TerminalFrontend(out, delay=delay)
-    store = await Storage.open(db_path)
-    try:
-        manager = SessionManager(store, frontend)
-        options = SessionOptions(timers=Timers.off(), substitute=agent)
-        session = await manager.create(
-            [],
-            players=players,
-            fill_with_ai=True,
-            ai_spec=agent,
-            variant=variant,
-            seed=seed,
-            options=options,
-            extra_options={"demo": True},
-            start=False,
-        )
-        names = ", ".join(s.label for s in session.seats)
-        # The seed decides every role and the deck: it is told only once the game is over.
-        print(f"Game #{session.game_id}. Players: {names}.", file=out, flush=True)
-        await session.run()
-        print(f"Seed {seed} (replay it with --seed {seed}).", file=out, flush=True)
-        return session
-    finally:
-        await store.close()
+    return await _play_stored(
+        [],
+        TerminalFrontend(out, delay=delay),
+        players=players,
+        seed=seed,
+        agent=agent,
+        variant=variant,
+        out=out,
+        db_path=db_path,
+        extra_options={"demo": True},
+    )
 
 
 def play_demo(
@@ -103,31 +89,53 @@ async def play_terminal(
     """One local player at `seat` against AI players, in the terminal, without timers."""
     if not 0 <= seat < players:
         raise ValueError(f"Seat {seat} does not exist in a {players}-player game.")
+    return await _play_stored(
+        [*[None] * seat, Member(LOCAL_USER_ID, name)],
+        TerminalFrontend(out, seat=seat, read_line=read_line),
+        players=players,
+        seed=seed,
+        agent=agent,
+        variant=variant,
+        out=out,
+        db_path=db_path,
+        intro=f" You are seat {seat}.",
+    )
+
+
+async def _play_stored(
+    humans: list[Member | None],
+    frontend: TerminalFrontend,
+    *,
+    players: int,
+    seed: int | None,
+    agent: str,
+    variant: Variant,
+    out: TextIO,
+    db_path: str | os.PathLike[str],
+    intro: str = "",
+    extra_options: dict[str, object] | None = None,
+) -> GameSession:
+    """A stored terminal game (AI in the empty seats, no timers), played to its end."""
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-    frontend = TerminalFrontend(out, seat=seat, read_line=read_line)
     store = await Storage.open(db_path)
     try:
         manager = SessionManager(store, frontend)
-        options = SessionOptions(timers=Timers.off(), substitute=agent)
         session = await manager.create(
-            [*[None] * seat, Member(LOCAL_USER_ID, name)],
+            humans,
             players=players,
             fill_with_ai=True,
             ai_spec=agent,
             variant=variant,
             seed=seed,
-            options=options,
+            options=SessionOptions(timers=Timers.off(), substitute=agent),
+            extra_options=extra_options,
             start=False,
         )
         names = ", ".join(s.label for s in session.seats)
-        print(
-            f"Game #{session.game_id}. Players: {names}. You are seat {seat}.",
-            file=out,
-            flush=True,
-        )
+        print(f"Game #{session.game_id}. Players: {names}.{intro}", file=out, flush=True)
         await session.run()
         await frontend.close()
-        if session.game.is_over:  # the seed decides every role and the deck
+        if session.game.is_over:  # the seed decides every role and the deck: told only now
             print(f"Seed {seed} (replay it with --seed {seed}).", file=out, flush=True)
         return session
     finally:
