@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine import Action, Game, GameRecord, Party, Role, Variant, WinReason
 from engine.variants import STANDARD
 
 from .base import AgentBase
-from .registry import AgentSpec
+from .registry import make_agent
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,15 +90,26 @@ class _Seat:
         return SeatTiming(self.decisions, self.claim_offers, self.seconds, self.max_seconds)
 
 
-def play_game(specs: Sequence[str], *, seed: int, variant: Variant = STANDARD) -> GameResult:
+def play_game(
+    specs: Sequence[str],
+    *,
+    seed: int,
+    variant: Variant = STANDARD,
+    agents: Mapping[int, AgentBase] | None = None,
+) -> GameResult:
     """Play a complete game, one agent per seat (`specs[seat]`), dealt from `seed`.
 
-    Raises ValueError for an unknown or unavailable agent, and `engine.IllegalAction`
-    if an agent answers with something illegal (an agent bug).
+    `agents` gives seats whose agent the caller built (analysis, e.g. the bound in
+    bench/liberal_bound.py); their spec is then only a label. Raises ValueError for an
+    unknown or unavailable agent, and `engine.IllegalAction` if an agent answers with
+    something illegal (an agent bug).
     """
     game = Game(len(specs), variant=variant, seed=seed)
-    parsed = [AgentSpec.parse(spec) for spec in specs]
-    seats = [_Seat(spec.build(seat, agent_seed(seed, seat))) for seat, spec in enumerate(parsed)]
+    built = agents or {}
+    seats = [
+        _Seat(built[seat] if seat in built else make_agent(spec, seat, agent_seed(seed, seat)))
+        for seat, spec in enumerate(specs)
+    ]
     offers = _ClaimOffers(seats)
     claims = 0
     clock = time.perf_counter
