@@ -25,6 +25,7 @@ as a long-lived one. Beliefs are secrets of a live game: nothing here logs them.
 from __future__ import annotations
 
 import random
+import time
 from typing import ClassVar
 
 from engine import Claim, PlayerView, Role, Setup, Variant, WinReason
@@ -35,7 +36,8 @@ from .base import Budget
 from .belief import Belief, DeterminizationSampler
 from .claiming import claim_for
 from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
-from .ismcts import DEFAULT_EXPLORATION, SOISMCTSAgent
+from .ismcts import DEFAULT_EXPLORATION, Node, SOISMCTSAgent
+from .model_search import model_tree_iterate
 from .playouts import TableModel, play_model
 
 # Iterations a decision runs by default (the paper's budget): about 0.75 s of CPU per
@@ -146,10 +148,12 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         variant: Variant | None = None,
         belief_sampling: bool = True,
         model_playouts: bool = True,
+        model_tree: bool = True,
     ) -> None:
         super().__init__(seat, seed, budget, exploration=exploration, variant=variant)
         self.belief_sampling = belief_sampling
         self.model_playouts = model_playouts
+        self.model_tree = model_tree
         self.belief: Belief | None = None  # this seat's posterior
         self.table: Belief | None = None  # the public posterior (opponent model)
         self.model: TableModel | None = None  # built per decision from `table`
@@ -204,6 +208,29 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         if not self.model_playouts or self.model is None:
             return game.play_random(rng)
         return play_model(game, rng, self.model)
+
+    def _iterate(
+        self,
+        root: Node,
+        sampler: Sampler,
+        rng: random.Random,
+        iterations: int | None,
+        deadline: float | None,
+    ) -> int:
+        """Search only this seat's decisions; the others follow the model in the tree too."""
+        if not self.model_tree or self.model is None:
+            return super()._iterate(root, sampler, rng, iterations, deadline)
+        return model_tree_iterate(
+            root,
+            sampler,
+            rng,
+            self.model,
+            self.playout,
+            self.exploration,
+            iterations,
+            deadline,
+            time.perf_counter,
+        )
 
     def iteration_limit(self) -> tuple[int | None, float | None]:
         """(iterations, seconds) from the budget; iterations default to DEFAULT_ITERATIONS."""

@@ -40,7 +40,6 @@ from engine.fastsim import (
     DISCARD,
     ENACT,
     EXECUTE,
-    INVESTIGATE,
     NOMINATE,
     SPECIAL_ELECTION,
     VETO_REPLY,
@@ -137,6 +136,107 @@ def _recording(game: FastGame, record: list[Action]) -> Callable[[int], int]:
     return step
 
 
+class ModelPlayers:
+    """The opponent model's players for one determinized game, decision by decision.
+
+    `fill_ballots` casts every missing ballot of the running vote; `move` answers any
+    other decision for the seat to move. `play_model` plays whole games with them and
+    the model-guided tree (`agents.model_search`) plays everyone but the searcher.
+    """
+
+    __slots__ = ("hitler", "knows", "model", "n", "roles")
+
+    def __init__(self, game: FastGame, model: TableModel) -> None:
+        self.roles = roles = game.roles
+        # Who acts on team knowledge: Fascists always, Hitler only with 5 or 6 players.
+        self.knows = [r == FASCIST or (r == HITLER and game.players <= 6) for r in roles]
+        self.hitler = game.hitler
+        self.model = model
+        self.n = game.players
+
+    def fill_ballots(
+        self, game: FastGame, rand: Callable[[], float], record: list[Action] | None = None
+    ) -> None:
+        """Cast the ballot of every living seat that has not voted (none is counted)."""
+        roles = self.roles
+        knows = self.knows
+        pres, chanc = game.president, game.chancellor
+        zone = game.fascist_policies >= HITLER_ZONE
+        team_gov = roles[pres] != LIBERAL or roles[chanc] != LIBERAL
+        lib_chance = self.model.liberal_ja[zone][pres * self.n + chanc]
+        if game.election_tracker >= 2 and lib_chance < LAX_JA:
+            lib_chance = LAX_JA
+        votes = game.votes
+        for s in game.voters():
+            if s in votes:
+                continue
+            if s in (pres, chanc):
+                chance = CANDIDATE_JA
+            elif knows[s]:
+                if zone and chanc == self.hitler:
+                    chance = 1.0
+                elif team_gov:
+                    chance = 0.95
+                else:
+                    chance = FASCIST_JA_OTHERWISE
+            else:
+                chance = lib_chance
+            votes[s] = ballot = rand() < chance
+            if record is not None:
+                record.append(Vote(s, ballot))
+
+    def move(self, game: FastGame, rand: Callable[[], float]) -> int:
+        """The model's move for the seat to move in any phase but a vote."""
+        roles = self.roles
+        phase = game.phase
+        if phase == DISCARD:
+            hand_f = game.hand_fascists
+            # Move = the tile discarded: a Liberal drops a Fascist tile if it has one.
+            if hand_f == 0:
+                return 0
+            if hand_f == 3:
+                return 1
+            return 1 if roles[game.president] == LIBERAL else 0
+        if phase == ENACT:
+            hand_f = game.hand_fascists
+            liberal = roles[game.chancellor] == LIBERAL
+            can_veto = game.fascist_policies >= VETO_AT and not game.veto_refused
+            if hand_f == 1:
+                return 0 if liberal else 1
+            if can_veto and (hand_f == 2) == liberal:
+                return VETO  # only the other party's tiles: try to block them
+            return hand_f >> 1  # both tiles alike: enact that one
+        if phase == VETO_REPLY:
+            liberal = roles[game.president] == LIBERAL
+            return int(game.hand_fascists == (2 if liberal else 0))
+        pres = game.president
+        options = game.legal_moves()
+        knows = self.knows[pres]
+        if phase == NOMINATE:
+            zone = game.fascist_policies >= HITLER_ZONE
+            if knows and roles[pres] == FASCIST:
+                if zone and self.hitler in options:
+                    return self.hitler
+                if rand() < FASCIST_TO_MATE:
+                    mates = [s for s in options if roles[s] != LIBERAL]
+                    if mates:
+                        return mates[int(rand() * len(mates))]
+            return _weighted(options, self.model.trust[zone], rand())
+        if phase == SPECIAL_ELECTION:
+            if knows:
+                mates = [s for s in options if roles[s] != LIBERAL]
+                if mates:
+                    return mates[int(rand() * len(mates))]
+            return _weighted(options, self.model.trust[0], rand())
+        if phase == EXECUTE:
+            if knows:
+                targets = [s for s in options if roles[s] == LIBERAL] or list(options)
+                return targets[int(rand() * len(targets))]
+            return _weighted(options, self.model.suspect, rand())
+        # INVESTIGATE: no effect inside a playout, so uniform.
+        return options[int(rand() * len(options))]
+
+
 def play_model(
     game: FastGame,
     rng: random.Random,
@@ -150,106 +250,13 @@ def play_model(
     """
     rand = rng.random
     step = game.step if record is None else _recording(game, record)
-    roles = game.roles
-    # Who acts on team knowledge: Fascists always, Hitler only with 5 or 6 players.
-    knows = [r == FASCIST or (r == HITLER and game.players <= 6) for r in roles]
-    hitler = game.hitler
-    liberal_ja = model.liberal_ja
-    trust = model.trust
-    suspect = model.suspect
-    n = game.players
+    players = ModelPlayers(game, model)
+    fill_ballots = players.fill_ballots
+    move = players.move
     while game.reason is None:
-        phase = game.phase
-        if phase == VOTE:
-            pres, chanc = game.president, game.chancellor
-            zone = game.fascist_policies >= HITLER_ZONE
-            lax = game.election_tracker >= 2
-            team_gov = roles[pres] != LIBERAL or roles[chanc] != LIBERAL
-            lib_chance = liberal_ja[zone][pres * n + chanc]
-            if lax and lib_chance < LAX_JA:
-                lib_chance = LAX_JA
-            votes = game.votes
-            for s in game.voters():
-                if s in votes:
-                    continue
-                if s in (pres, chanc):
-                    chance = CANDIDATE_JA
-                elif knows[s]:
-                    if zone and chanc == hitler:
-                        chance = 1.0
-                    elif team_gov:
-                        chance = 0.95
-                    else:
-                        chance = FASCIST_JA_OTHERWISE
-                else:
-                    chance = lib_chance
-                votes[s] = ballot = rand() < chance
-                if record is not None:
-                    record.append(Vote(s, ballot))
+        if game.phase == VOTE:
+            fill_ballots(game, rand, record)
             game.count_votes()
-            continue
-        if phase == NOMINATE:
-            pres = game.president
-            options = game.legal_moves()
-            zone = game.fascist_policies >= HITLER_ZONE
-            move = -1
-            if knows[pres] and roles[pres] == FASCIST:
-                if zone and hitler in options:
-                    move = hitler
-                elif rand() < FASCIST_TO_MATE:
-                    mates = [s for s in options if roles[s] != LIBERAL]
-                    if mates:
-                        move = mates[int(rand() * len(mates))]
-            if move < 0:
-                move = _weighted(options, trust[zone], rand())
-            step(move)
-        elif phase == DISCARD:
-            hand_f = game.hand_fascists
-            liberal = roles[game.president] == LIBERAL
-            # Move = the tile discarded: a Liberal drops a Fascist tile if it has one.
-            if hand_f == 0:
-                step(0)
-            elif hand_f == 3:
-                step(1)
-            else:
-                step(1 if liberal else 0)
-        elif phase == ENACT:
-            hand_f = game.hand_fascists
-            liberal = roles[game.chancellor] == LIBERAL
-            can_veto = game.fascist_policies >= VETO_AT and not game.veto_refused
-            if hand_f == 1:
-                step(0 if liberal else 1)
-            elif can_veto and (hand_f == 2) == liberal:
-                step(VETO)  # only the other party's tiles: try to block them
-            else:
-                step(hand_f >> 1)  # both tiles alike: enact that one
-        elif phase == VETO_REPLY:
-            liberal = roles[game.president] == LIBERAL
-            step(int(game.hand_fascists == (2 if liberal else 0)))
-        elif phase == INVESTIGATE:
-            options = game.legal_moves()
-            step(options[int(rand() * len(options))])
-        elif phase == SPECIAL_ELECTION:
-            pres = game.president
-            options = game.legal_moves()
-            move = -1
-            if knows[pres]:
-                mates = [s for s in options if roles[s] != LIBERAL]
-                if mates:
-                    move = mates[int(rand() * len(mates))]
-            if move < 0:
-                move = _weighted(options, trust[0], rand())
-            step(move)
-        elif phase == EXECUTE:
-            pres = game.president
-            options = game.legal_moves()
-            if knows[pres]:
-                targets = [s for s in options if roles[s] == LIBERAL] or list(options)
-                move = targets[int(rand() * len(targets))]
-            else:
-                move = _weighted(options, suspect, rand())
-            step(move)
-        else:  # pragma: no cover - OVER is caught by the loop's test
-            break
-    assert game.reason is not None
+        else:
+            step(move(game, rand))
     return game.reason

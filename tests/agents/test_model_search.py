@@ -1,0 +1,78 @@
+"""The model-guided tree (agents.model_search): only the searcher's decisions are nodes,
+the counts add up, and decisive positions come out right."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from agents.base import Budget
+from agents.belief_ismcts import BeliefISMCTSAgent
+from agents.ismcts import Node
+from engine import Game, Phase, Vote
+from tests.agents.test_belief_ismcts import positions
+from tests.engine.helpers import deck, fixed_game, play
+
+
+def _nodes(node: Node) -> Iterator[Node]:
+    yield node
+    for child in node.children.values():
+        yield from _nodes(child)
+
+
+def _agent(seat: int, iterations: int, *, model_tree: bool = True) -> BeliefISMCTSAgent:
+    return BeliefISMCTSAgent(seat, 5, Budget(iterations=iterations), model_tree=model_tree)
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_the_tree_holds_only_the_searchers_decisions(index: int) -> None:
+    view = positions(6, seed=21)[index]
+    assert view.seat is not None
+    searcher = _agent(view.seat, 400)
+    searcher.observe(view)
+    result = searcher.search(view, random.Random(index))
+    nodes = list(_nodes(result.root))
+    assert all(node.seat == view.seat for node in nodes)
+    # Every iteration passes the root once: its visits add up to the iterations run.
+    assert sum(result.root.visits) == result.iterations == 400
+    # Below the root, a node is visited at most as often as the move that leads to it.
+    for node in nodes:
+        for child in node.children.values():
+            assert sum(child.visits) <= sum(node.visits)
+    assert result.best_action() in view.legal_actions
+
+
+def test_switching_the_model_tree_off_gives_the_paper_tree_back() -> None:
+    others = 0
+    for view in positions(6, seed=21):
+        assert view.seat is not None
+        searcher = _agent(view.seat, 300, model_tree=False)
+        searcher.observe(view)
+        nodes = list(_nodes(searcher.search(view, random.Random(0)).root))
+        others += any(node.seat != view.seat for node in nodes)
+    assert others >= 5  # other seats' decisions are nodes again
+
+
+def _hitler_nominated_in_the_zone() -> Game:
+    """5 players (seat 1 Fascist, seat 2 Hitler), three Fascist policies down by chaos,
+    then Hitler nominated chancellor: a Ja majority ends the game for the Fascists."""
+    game = fixed_game("LFHLL", deck("FFF FFF"))
+    for _ in range(9):  # three Fascist chaos top-decks
+        nominee = next(s for s in game.eligible_chancellors() if s != 2)
+        play(game, f"nominate {nominee}", "nein")
+    while 2 not in game.eligible_chancellors() or game.president == 2:
+        nominee = next(s for s in game.eligible_chancellors() if s != 2)
+        play(game, f"nominate {nominee}", "nein")
+        assert not game.is_over
+    play(game, "nominate 2")
+    assert game.phase is Phase.VOTE and game.fascist_policies == 3
+    return game
+
+
+def test_a_fascist_backs_hitler_in_the_zone() -> None:
+    game = _hitler_nominated_in_the_zone()
+    for seed in range(2):
+        searcher = BeliefISMCTSAgent(1, seed, Budget(iterations=300))
+        assert searcher.act(game.view(1)) == Vote(1, True)
