@@ -85,6 +85,7 @@ from .behaviour import (
     save_behaviour,
     use_behaviours,
 )
+from .registry import AgentSpec
 from .runner import play_game
 
 POOLED_STRENGTH = 2.0  # pseudo-observations of the defaults behind the pooled fit
@@ -352,11 +353,22 @@ def fit(by_players: dict[int, Counts]) -> tuple[dict[int, Behaviour], Behaviour]
 
 
 def parse_mix(text: str) -> list[tuple[str, float]]:
-    """Read "belief" or "belief=8,selfish=1,random=1" (agent spec = relative weight)."""
+    """Read "belief" or "belief=8,selfish=1,random=1" (agent spec = relative weight).
+
+    A spec may carry a budget: "ismcts:iterations=200=2" is ismcts at 200 iterations
+    with weight 2; "ismcts:iterations=200" alone has weight 1. Items are separated by
+    ";" when a spec has several options ("ismcts:iterations=200,seconds=1=2;random").
+    """
     mix = []
-    for item in filter(None, (i.strip() for i in text.split(","))):
-        spec, _, weight = item.partition("=")
-        mix.append((spec, float(weight) if weight else 1.0))
+    separator = ";" if ";" in text else ","
+    for item in filter(None, (i.strip() for i in text.split(separator))):
+        spec, _, weight = item.rpartition("=")
+        try:
+            AgentSpec.parse(spec)
+            mix.append((spec, float(weight)))
+        except ValueError:
+            AgentSpec.parse(item)  # a bad spec raises here, with its reason
+            mix.append((item, 1.0))
     if not mix or any(w <= 0 for _, w in mix):
         raise ValueError(f"Bad agent mix {text!r}.")
     return mix

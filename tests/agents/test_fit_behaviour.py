@@ -1,0 +1,46 @@
+"""The behaviour-fitting script: agent mixes, and a fit that reads what the agents did."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agents.behaviour import FASCIST, LIBERAL, load_behaviour
+from agents.fit_behaviour import main, parse_mix
+
+
+def test_mixes_with_weights_and_budgets() -> None:
+    assert parse_mix("belief") == [("belief", 1.0)]
+    assert parse_mix("belief=8,selfish=1,random") == [
+        ("belief", 8.0),
+        ("selfish", 1.0),
+        ("random", 1.0),
+    ]
+    # A budget's "=" is not a weight; a weight may follow it.
+    assert parse_mix("ismcts:iterations=200,ismcts:iterations=50=3") == [
+        ("ismcts:iterations=200", 1.0),
+        ("ismcts:iterations=50", 3.0),
+    ]
+    assert parse_mix("ismcts:iterations=20,seconds=1=2;random") == [
+        ("ismcts:iterations=20,seconds=1", 2.0),
+        ("random", 1.0),
+    ]
+
+
+@pytest.mark.parametrize("text", ["", "nobody", "belief=0", "belief=-1", "ismcts:depth=3"])
+def test_bad_mixes_are_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_mix(text)
+
+
+def test_a_fit_of_selfish_play_reads_selfish_discards(tmp_path: Path) -> None:
+    """Selfish presidents keep their party's tiles: the fit must say so (within shrinkage)."""
+    out = tmp_path / "fit.json"
+    assert main(["--games", "150", "--rounds", "1", "--players", "5", "--mix", "selfish",
+                 "--out", str(out)]) == 0  # fmt: skip
+    fitted = load_behaviour(5, out)
+    # discard_liberal[role, chancellor role, Liberal tiles drawn, zone], mixed hands only.
+    liberal = fitted.discard_liberal[LIBERAL, :, 1:3, :].max()
+    fascist = fitted.discard_liberal[FASCIST, :, 1:3, :].min()
+    assert liberal < 0.2 < 0.8 < fascist, (liberal, fascist)
