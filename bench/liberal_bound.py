@@ -17,13 +17,15 @@ the obvious perfect-information policy:
   Fascist (it learns nothing new).
 
 As a Fascist or Hitler the oracle seat is an honest belief-ismcts agent with the same
-budget, so the Fascist side of the pool is unchanged. The oracle makes no claims, and
-the honest agents it plays with cannot tell it apart. It is a ceiling in practice, not
-a theorem (a Liberal could in principle steer others by talking; none of the pool's
-other agents but belief-ismcts reads claims).
+budget, so the Fascist side of the pool is unchanged; its claims are always that
+agent's (truthful as a Liberal). It is a ceiling in practice, not a theorem (a Liberal
+could in principle steer others by talking).
 
-Prints the oracle's win rate as a Liberal with its 95% Wilson interval, and every
-agent's rate by role.
+`--perfect vote,nominate` splits the gap: the oracle Liberal plays only those kinds of
+decision with perfect knowledge and leaves the rest (policy, execute, special,
+investigate) to belief-ismcts, which shows where a better honest Liberal would gain.
+
+Prints every agent's win rate overall and by role, with 95% Wilson intervals.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from agents.stats import Tally
 from engine import (
     Action,
     CallSpecialElection,
+    Claim,
     Discard,
     Enact,
     Execute,
@@ -64,6 +67,24 @@ from engine import (
 )
 
 ORACLE = "oracle"
+KINDS = frozenset({"nominate", "vote", "policy", "execute", "special", "investigate"})
+
+
+def _kind(action: Action) -> str:
+    """The kind of decision an action answers, as `--perfect` names it."""
+    match action:
+        case Nominate():
+            return "nominate"
+        case Vote():
+            return "vote"
+        case Execute():
+            return "execute"
+        case CallSpecialElection():
+            return "special"
+        case Investigate():
+            return "investigate"
+        case _:
+            return "policy"
 
 
 class OracleLiberal(AgentBase):
@@ -71,9 +92,28 @@ class OracleLiberal(AgentBase):
 
     name = ORACLE
 
-    def __init__(self, seat: int, roles: Sequence[Role]) -> None:
+    def __init__(
+        self,
+        seat: int,
+        roles: Sequence[Role],
+        honest: AgentBase,
+        perfect: frozenset[str] = KINDS,
+    ) -> None:
         super().__init__(seat, 0)
         self.roles = tuple(roles)
+        self.honest = honest  # decides the kinds not in `perfect`, and claims
+        self.perfect = perfect
+
+    def act(self, view: PlayerView) -> Action:
+        """Perfect play for the kinds of decision in `perfect`; the honest agent's otherwise."""
+        if _kind(view.legal_actions[0]) in self.perfect:
+            self.honest.observe(view)  # keep its beliefs current
+            return super().act(view)
+        return self.honest.act(view)
+
+    def claim(self, view: PlayerView) -> Claim | None:
+        """Claims are the honest agent's (the truth, for belief-ismcts)."""
+        return self.honest.claim(view)
 
     def _liberal(self, seat: int) -> bool:
         return self.roles[seat] is Role.LIBERAL
@@ -116,30 +156,39 @@ class OracleLiberal(AgentBase):
         return rng.choice(legal)
 
 
-def oracle_agents(setup: GameSetup, iterations: int) -> dict[int, AgentBase]:
+def oracle_agents(
+    setup: GameSetup, iterations: int, perfect: frozenset[str] = KINDS
+) -> dict[int, AgentBase]:
     """The oracle seats of a planned game: omniscient as Liberals, belief-ismcts otherwise."""
     roles = Game(setup.players, seed=setup.seed).roles
     built: dict[int, AgentBase] = {}
     for seat, spec in enumerate(setup.specs):
         if spec != ORACLE:
             continue
+        honest = BeliefISMCTSAgent(
+            seat, agent_seed(setup.seed, seat), Budget(iterations=iterations)
+        )
         if roles[seat] is Role.LIBERAL:
-            built[seat] = OracleLiberal(seat, roles)
+            built[seat] = OracleLiberal(seat, roles, honest, perfect)
         else:
-            built[seat] = BeliefISMCTSAgent(
-                seat, agent_seed(setup.seed, seat), Budget(iterations=iterations)
-            )
+            built[seat] = honest
     return built
 
 
-def play(args: tuple[GameSetup, int]) -> GameResult:
+def play(args: tuple[GameSetup, int, frozenset[str]]) -> GameResult:
     """One game with the oracle seats built from the deal."""
-    setup, iterations = args
-    return play_game(setup.specs, seed=setup.seed, agents=oracle_agents(setup, iterations))
+    setup, iterations, perfect = args
+    agents = oracle_agents(setup, iterations, perfect)
+    return play_game(setup.specs, seed=setup.seed, agents=agents)
 
 
 def run(
-    games: int, seed: int, players: tuple[int, int], iterations: int, workers: int
+    games: int,
+    seed: int,
+    players: tuple[int, int],
+    iterations: int,
+    workers: int,
+    perfect: frozenset[str] = KINDS,
 ) -> dict[str, Any]:
     """Play the games; return the tallies as a JSON-ready dict."""
     pool = ["random", "selfish", f"ismcts:iterations={iterations}", ORACLE]
@@ -147,7 +196,7 @@ def run(
     tallies: dict[str, dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))
     endings: dict[str, int] = defaultdict(int)
     start = time.perf_counter()
-    jobs = [(s, iterations) for s in setups]
+    jobs = [(s, iterations, perfect) for s in setups]
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as executor:
             results = list(executor.map(play, jobs))
@@ -166,6 +215,7 @@ def run(
         "seed": seed,
         "players": list(players),
         "iterations": iterations,
+        "perfect": sorted(perfect),
         "wall_seconds": time.perf_counter() - start,
         "endings": dict(endings),
         "agents": {
@@ -182,9 +232,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", type=parse_players, default=(5, 10))
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--perfect",
+        default=",".join(sorted(KINDS)),
+        help="the decisions the oracle makes with perfect knowledge (the rest: belief-ismcts)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    report = run(args.games, args.seed, args.players, args.iterations, args.workers)
+    perfect = frozenset(filter(None, args.perfect.split(",")))
+    if not perfect <= KINDS:
+        parser.error(f"--perfect takes some of {', '.join(sorted(KINDS))}")
+    report = run(args.games, args.seed, args.players, args.iterations, args.workers, perfect)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
