@@ -28,7 +28,7 @@ import random
 import time
 from typing import ClassVar
 
-from engine import Claim, PlayerView, Role, Setup, Variant, WinReason
+from engine import Action, Claim, Phase, PlayerView, Role, Setup, Variant, Vote, WinReason
 from engine import events as ev
 from engine.fastsim import RESHUFFLE_SEED_BITS, FastGame, fast_shuffle, view_variant
 
@@ -37,12 +37,15 @@ from .belief import Belief, DeterminizationSampler
 from .claiming import claim_for
 from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
 from .ismcts import DEFAULT_EXPLORATION, Node, SOISMCTSAgent
-from .model_search import model_tree_iterate
+from .model_search import model_tree_iterate, paired_ballots
 from .playouts import TableModel, play_model
 
 # Iterations a decision runs by default (the paper's budget): about 0.75 s of CPU per
 # 10-player decision on this machine, under the bot's 2 s (measured on bench positions).
 DEFAULT_ITERATIONS = 10_000
+
+# The share of other seats the opponent model lets vote and pick targets at random.
+DEFAULT_WILD = 0.4
 
 _ROLE_CODE = {Role.LIBERAL: LIBERAL, Role.FASCIST: FASCIST, Role.HITLER: HITLER}
 
@@ -149,15 +152,18 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         belief_sampling: bool = True,
         model_playouts: bool = True,
         model_tree: bool = True,
+        wild: float = DEFAULT_WILD,
     ) -> None:
         super().__init__(seat, seed, budget, exploration=exploration, variant=variant)
         self.belief_sampling = belief_sampling
         self.model_playouts = model_playouts
         self.model_tree = model_tree
+        self.wild = wild
         self.belief: Belief | None = None  # this seat's posterior
         self.table: Belief | None = None  # the public posterior (opponent model)
         self.model: TableModel | None = None  # built per decision from `table`
         self.sampler: Sampler | None = None  # the last decision's sampler
+        self._voting = False  # whether the decision being searched is a ballot
 
     # --- beliefs ----------------------------------------------------------------------
 
@@ -192,15 +198,17 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
             self.model = TableModel.build(
                 [float(x) for x in self.table.party_fascist()],
                 [float(x) for x in self.table.hitler()],
+                self.wild,
             )
         else:
             fascists = (self.variant or view_variant(view)).setup(view.players).fascists
-            self.model = TableModel.uniform(view.players, fascists)
+            self.model = TableModel.uniform(view.players, fascists, self.wild)
         if self.belief_sampling and self.belief is not None:
             sampler: Sampler = BeliefSampler(view, self.belief, self.variant)
         else:
             sampler = UniformSampler(view, self.variant)
         self.sampler = sampler
+        self._voting = view.phase is Phase.VOTE
         return sampler
 
     def playout(self, game: FastGame, rng: random.Random) -> WinReason:
@@ -220,17 +228,44 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         """Search only this seat's decisions; the others follow the model in the tree too."""
         if not self.model_tree or self.model is None:
             return super()._iterate(root, sampler, rng, iterations, deadline)
+        clock = time.perf_counter
+        if self._voting:
+            return paired_ballots(
+                root, sampler, rng, self.model, self.model_playouts, iterations, deadline, clock
+            )
         return model_tree_iterate(
             root,
             sampler,
             rng,
             self.model,
-            self.playout,
+            self.model_playouts,
             self.exploration,
             iterations,
             deadline,
-            time.perf_counter,
+            clock,
         )
+
+    def decide(self, view: PlayerView, rng: random.Random) -> Action:
+        """Search; a ballot whose two sides scored the same is cast as the table expects."""
+        if len(view.legal_actions) == 1:
+            return view.legal_actions[0]
+        result = self.search(view, rng)
+        root = result.root
+        if view.phase is Phase.VOTE and root.wins[0] == root.wins[1] and self.model is not None:
+            return Vote(self.seat, self._expected_ballot(view, self.model))
+        return result.best_action()
+
+    def _expected_ballot(self, view: PlayerView, model: TableModel) -> bool:
+        """The ballot that says nothing new: a teammate's government for a Fascist who
+        knows the team, else what the table's trust in the government suggests."""
+        president, chancellor = view.president, view.chancellor
+        assert chancellor is not None
+        known = view.known_roles
+        if view.role is Role.FASCIST or (view.role is Role.HITLER and view.players <= 6):
+            # This seat knows the team: back a government that holds a teammate.
+            return any(known[s] not in (None, Role.LIBERAL) for s in (president, chancellor))
+        zone = int(view.fascist_policies >= 3)
+        return model.liberal_ja[zone][president * view.players + chancellor] >= 0.5
 
     def iteration_limit(self) -> tuple[int | None, float | None]:
         """(iterations, seconds) from the budget; iterations default to DEFAULT_ITERATIONS."""

@@ -15,7 +15,8 @@ with the model until the searcher must decide again or the game ends. The next n
 is keyed by what the searcher saw in between: public outcomes (nominations, election
 results, enacted tiles, chaos, powers' targets; never another seat's discard) and its
 own hand if the decision is about tiles. A newly tried move ends the descent and the
-game is finished by `playout`. Rewards are the searcher's team's win (1) or loss (0).
+game is finished by the same model players (`play_model`), or uniformly at random
+when model playouts are switched off. Rewards are the searcher's team's win (1) or loss (0).
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ import random
 from collections.abc import Callable
 
 from engine import WinReason
-from engine.fastsim import DISCARD, ENACT, VETO_REPLY, VOTE, FastGame
+from engine.fastsim import DISCARD, ENACT, VETO_REPLY, VOTE
 
 from .determinize import Sampler
 from .ismcts import Node, _ucb_tables
-from .playouts import ModelPlayers, TableModel
+from .playouts import ModelPlayers, TableModel, play_model
 
 _HAND_PHASES = (DISCARD, ENACT, VETO_REPLY)
 _LIBERAL_WINS = (WinReason.FIVE_LIBERAL, WinReason.HITLER_EXECUTED)
@@ -39,7 +40,7 @@ def model_tree_iterate(
     sampler: Sampler,
     rng: random.Random,
     model: TableModel,
-    playout: Callable[[FastGame, random.Random], WinReason],
+    model_playouts: bool,
     exploration: float,
     iterations: int | None,
     deadline: float | None,
@@ -60,7 +61,7 @@ def model_tree_iterate(
             bonus, root_inv = _ucb_tables(exploration, size)
         done += 1
         game = sampler.game(rng)
-        players = ModelPlayers(game, model)
+        players = ModelPlayers(game, model, rand, me)
         node = root
         path: list[tuple[Node, int]] = []
         while True:
@@ -127,10 +128,63 @@ def model_tree_iterate(
             if child is None:
                 child = node.children[key] = Node(me, width)
             node = child
-        reason = game.reason if game.reason is not None else playout(game, rng)
+        reason = game.reason
+        if reason is None:
+            reason = (
+                play_model(game, rng, model, players=players)
+                if model_playouts
+                else game.play_random(rng)
+            )
         won = (game.roles[me] == 0) == (reason in _LIBERAL_WINS)
         for node, move in path:
             node.visits[move] += 1
             if won:
                 node.wins[move] += 1
+    return done
+
+
+def paired_ballots(
+    root: Node,
+    sampler: Sampler,
+    rng: random.Random,
+    model: TableModel,
+    model_playouts: bool,
+    iterations: int | None,
+    deadline: float | None,
+    clock: Callable[[], float],
+) -> int:
+    """The searcher's ballot, Ja against Nein on the same determinizations and dice.
+
+    A single ballot changes the outcome only when it is pivotal, so separate samples
+    for Ja and Nein bury that small difference in noise. Here each determinization is
+    played twice from the same random stream, once per ballot: when the ballot is not
+    pivotal both games are identical and the difference is exactly zero. Fills the
+    root's statistics for moves 1 (Ja) and 0 (Nein); returns the playouts run.
+    """
+    me = root.seat
+    done = 0
+    while iterations is None or done + 2 <= max(iterations, 2):
+        if deadline is not None and clock() >= deadline:
+            break
+        game = sampler.game(rng)
+        seed = rng.getrandbits(64)
+        for ballot in (1, 0):
+            copy = game.clone()
+            dice = random.Random(seed)
+            players = ModelPlayers(copy, model, dice.random, me)
+            copy.votes[me] = bool(ballot)
+            players.fill_ballots(copy, dice.random)
+            copy.count_votes()
+            reason = copy.reason
+            if reason is None:
+                reason = (
+                    play_model(copy, dice, model, players=players)
+                    if model_playouts
+                    else copy.play_random(dice)
+                )
+            root.avail[ballot] += 1
+            root.visits[ballot] += 1
+            if (copy.roles[me] == 0) == (reason in _LIBERAL_WINS):
+                root.wins[ballot] += 1
+        done += 2
     return done

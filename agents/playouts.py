@@ -73,9 +73,12 @@ class TableModel:
     liberal_ja: tuple[tuple[float, ...], tuple[float, ...]]
     trust: tuple[tuple[float, ...], tuple[float, ...]]  # [zone][seat] nomination weight
     suspect: tuple[float, ...]  # execution weight
+    wild: float = 0.0  # the share of other seats that vote and pick targets at random
 
     @classmethod
-    def build(cls, suspicion: Sequence[float], hitler: Sequence[float]) -> TableModel:
+    def build(
+        cls, suspicion: Sequence[float], hitler: Sequence[float], wild: float = 0.0
+    ) -> TableModel:
         """The model from public P(Fascist party) and P(Hitler) per seat."""
         n = len(suspicion)
         base = sum(suspicion) / n  # the Fascist team's share of the table
@@ -104,13 +107,14 @@ class TableModel:
             (tuple(ja[0]), tuple(ja[1])),
             trust,
             suspect,
+            wild,
         )
 
     @classmethod
-    def uniform(cls, players: int, fascists: int) -> TableModel:
+    def uniform(cls, players: int, fascists: int, wild: float = 0.0) -> TableModel:
         """The prior: every seat equally suspicious, Hitler anywhere."""
         party = (fascists + 1) / players
-        return cls.build([party] * players, [1.0 / players] * players)
+        return cls.build([party] * players, [1.0 / players] * players, wild)
 
 
 def _weighted(options: Sequence[int], weights: Sequence[float], rand: float) -> int:
@@ -144,15 +148,28 @@ class ModelPlayers:
     the model-guided tree (`agents.model_search`) plays everyone but the searcher.
     """
 
-    __slots__ = ("hitler", "knows", "model", "n", "roles")
+    __slots__ = ("hitler", "knows", "model", "n", "roles", "wild")
 
-    def __init__(self, game: FastGame, model: TableModel) -> None:
+    def __init__(
+        self,
+        game: FastGame,
+        model: TableModel,
+        rand: Callable[[], float] | None = None,
+        searcher: int = -1,
+    ) -> None:
         self.roles = roles = game.roles
         # Who acts on team knowledge: Fascists always, Hitler only with 5 or 6 players.
         self.knows = [r == FASCIST or (r == HITLER and game.players <= 6) for r in roles]
         self.hitler = game.hitler
         self.model = model
-        self.n = game.players
+        self.n = n = game.players
+        # Wild seats (drawn once per game, never the searcher) vote and pick at random:
+        # a real table has careless players, and a model of only careful ones trusts
+        # the table to stop a bad government more than it will.
+        wild = model.wild
+        self.wild = [
+            bool(wild and rand is not None and s != searcher and rand() < wild) for s in range(n)
+        ]
 
     def fill_ballots(
         self, game: FastGame, rand: Callable[[], float], record: list[Action] | None = None
@@ -167,10 +184,13 @@ class ModelPlayers:
         if game.election_tracker >= 2 and lib_chance < LAX_JA:
             lib_chance = LAX_JA
         votes = game.votes
+        wild = self.wild
         for s in game.voters():
             if s in votes:
                 continue
-            if s in (pres, chanc):
+            if wild[s]:
+                chance = 0.5
+            elif s in (pres, chanc):
                 chance = CANDIDATE_JA
             elif knows[s]:
                 if zone and chanc == self.hitler:
@@ -211,6 +231,8 @@ class ModelPlayers:
             return int(game.hand_fascists == (2 if liberal else 0))
         pres = game.president
         options = game.legal_moves()
+        if self.wild[pres]:
+            return options[int(rand() * len(options))]
         knows = self.knows[pres]
         if phase == NOMINATE:
             zone = game.fascist_policies >= HITLER_ZONE
@@ -242,15 +264,18 @@ def play_model(
     rng: random.Random,
     model: TableModel,
     record: list[Action] | None = None,
+    players: ModelPlayers | None = None,
 ) -> WinReason:
     """Play `game` to its end with the opponent model; return how it ended.
 
+    `players` continues with the players a search already drew for this game.
     With `record`, every decision is appended as the `Action` the clean engine takes
     (ballots one `Vote` per seat, in seat order), so a test can replay it on `Game`.
     """
     rand = rng.random
     step = game.step if record is None else _recording(game, record)
-    players = ModelPlayers(game, model)
+    if players is None:
+        players = ModelPlayers(game, model, rand)
     fill_ballots = players.fill_ballots
     move = players.move
     while game.reason is None:

@@ -160,7 +160,10 @@ def test_deterministic_under_a_seed() -> None:
         assert view.seat is not None
         first = _search(view, 3, 120)
         assert _search(view, 3, 120) == first
-        assert agent(view.seat, 3, 120).act(view) == first[2]
+        chosen = agent(view.seat, 3, 120).act(view)
+        assert agent(view.seat, 3, 120).act(view) == chosen
+        if view.phase is not Phase.VOTE:  # a ballot tie is cast as the table expects
+            assert chosen == first[2]
         differs += _search(view, 4, 120)[0] != first[0]
     assert differs > 0  # the seed matters
 

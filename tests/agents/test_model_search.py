@@ -76,3 +76,16 @@ def test_a_fascist_backs_hitler_in_the_zone() -> None:
     for seed in range(2):
         searcher = BeliefISMCTSAgent(1, seed, Budget(iterations=300))
         assert searcher.act(game.view(1)) == Vote(1, True)
+
+
+def test_a_ballot_is_scored_on_paired_games() -> None:
+    """Ja and Nein are played on the same determinizations: equal visits, and a Fascist's
+    Ja for Hitler in the zone wins every game in which the ballot mattered."""
+    game = _hitler_nominated_in_the_zone()
+    searcher = BeliefISMCTSAgent(1, 3, Budget(iterations=200))
+    searcher.observe(game.view(1))
+    result = searcher.search(game.view(1), random.Random(0))
+    visits, wins = result.root.visits, result.root.wins
+    assert visits[1] == visits[0] == 100 and result.iterations == 200
+    assert wins[1] > wins[0]
+    assert not result.root.children  # a ballot needs no tree
