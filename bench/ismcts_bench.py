@@ -1,7 +1,12 @@
-"""Benchmark SO-ISMCTS decisions on real mid-game positions.
+"""Benchmark SO-ISMCTS (or belief-ISMCTS) decisions on real mid-game positions.
 
     python bench/ismcts_bench.py --players 10 --iterations 10000 --decisions 30 --seed 1
         [--json] [--mix balanced|natural] [--exploration 0.7] [--profile]
+        [--agent ismcts|belief-ismcts]
+
+`--agent belief-ismcts` times our agent as the bot's worker runs it: a fresh agent
+reads the whole view (both beliefs updated with every event), then searches; the
+timing covers both.
 
 Positions come from seeded games of Selfish players (game i is dealt from seed S + i):
 every decision with two or more distinct options is a candidate (any voter's, in a
@@ -27,6 +32,7 @@ import time
 from collections import defaultdict
 
 from agents.base import Budget
+from agents.belief_ismcts import BeliefISMCTSAgent
 from agents.ismcts import SOISMCTSAgent
 from agents.selfish import SelfishAgent
 from engine import Game, Phase, PlayerView
@@ -71,17 +77,21 @@ def collect_positions(
 
 
 def time_decisions(
-    views: list[PlayerView], iterations: int, seed: int, exploration: float
+    views: list[PlayerView],
+    iterations: int,
+    seed: int,
+    exploration: float,
+    agent_name: str = "ismcts",
 ) -> list[tuple[Phase, float, float, int]]:
     """(kind of decision, wall seconds, CPU seconds, iterations run) per view's search."""
     out = []
+    kind = BeliefISMCTSAgent if agent_name == "belief-ismcts" else SOISMCTSAgent
     for view in views:
         assert view.seat is not None
-        agent = SOISMCTSAgent(
-            view.seat, seed, Budget(iterations=iterations), exploration=exploration
-        )
+        agent = kind(view.seat, seed, Budget(iterations=iterations), exploration=exploration)
         rng = agent.rng(view)
         start, cpu = time.perf_counter(), time.process_time()
+        agent.observe(view)  # belief-ISMCTS reads the events; SO-ISMCTS keeps nothing
         result = agent.search(view, rng)
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
         out.append((view.phase, wall, cpu, result.iterations))
@@ -112,6 +122,7 @@ def main(argv: list[str] | None = None) -> None:
         default="balanced",
         help="positions in turn per kind of decision, or as often as games ask them",
     )
+    parser.add_argument("--agent", choices=("ismcts", "belief-ismcts"), default="ismcts")
     parser.add_argument("--json", action="store_true", help="print one JSON line")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top lines")
     args = parser.parse_args(argv)
@@ -122,7 +133,7 @@ def main(argv: list[str] | None = None) -> None:
     profiler = cProfile.Profile() if args.profile else None
     if profiler is not None:
         profiler.enable()
-    timings = time_decisions(views, args.iterations, args.seed, args.exploration)
+    timings = time_decisions(views, args.iterations, args.seed, args.exploration, args.agent)
     if profiler is not None:
         profiler.disable()
 
@@ -133,6 +144,7 @@ def main(argv: list[str] | None = None) -> None:
     for phase, s, _, _ in timings:
         by_phase[phase.value].append(s)
     figures = {
+        "agent": args.agent,
         "players": args.players,
         "iterations": args.iterations,
         "median_s": round(statistics.median(seconds), 4),
@@ -150,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(figures))
     else:
         print(
-            f"SO-ISMCTS, {args.players} players, {args.iterations} iterations, "
+            f"{args.agent}, {args.players} players, {args.iterations} iterations, "
             f"{len(timings)} decisions ({args.mix}) from Selfish games seeded {args.seed}+"
         )
         print(

@@ -432,3 +432,15 @@ def test_bench_json_line() -> None:
     assert data["players"] == 6 and data["iterations"] == 30 and data["decisions"] == 5
     assert 0 < data["median_s"] <= data["max_s"] and data["p90_s"] <= data["max_s"]
     assert sum(data["by_phase_count"].values()) == 5 and len(data["by_phase_count"]) >= 4
+    assert data["agent"] == "ismcts"
+
+
+def test_bench_times_belief_ismcts_too() -> None:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        _bench().main(
+            ["--players", "7", "--iterations", "20", "--decisions", "3", "--json"]
+            + ["--agent", "belief-ismcts"]
+        )
+    data = json.loads(out.getvalue())
+    assert data["agent"] == "belief-ismcts" and data["decisions"] == 3 and data["median_s"] > 0
