@@ -438,9 +438,7 @@ def test_bench_json_line() -> None:
 def test_bench_times_belief_ismcts_too() -> None:
     out = io.StringIO()
     with redirect_stdout(out):
-        _bench().main(
-            ["--players", "7", "--iterations", "20", "--decisions", "3", "--json"]
-            + ["--agent", "belief-ismcts"]
-        )
+        args = "--players 7 --iterations 20 --decisions 3 --json --agent belief-ismcts"
+        _bench().main(args.split())
     data = json.loads(out.getvalue())
     assert data["agent"] == "belief-ismcts" and data["decisions"] == 3 and data["median_s"] > 0
