@@ -1,8 +1,10 @@
 """How well does each belief read the table? Exact belief vs the 2-player BN vs the prior.
 
     python bench/belief_bench.py --games 1000 --players 5-10 --seed 1 [--json]
+        [--pool belief | --pool random,selfish,belief]
 
-Plays `--games` games with a Belief agent at every seat (claims included, through
+Plays `--games` games with a Belief agent at every seat (or, with `--pool`, an agent
+drawn uniformly per seat: play the model was not fitted on; claims included, through
 `agents.runner.play_game`; player counts in turn over the range), then replays each
 game and scores three predictors from the seat of one Liberal (drawn per game):
 
@@ -215,8 +217,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--players", default="5-10", help="a count or a range, e.g. 5-10")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--pool",
+        default="belief",
+        help="agents the seats are drawn from, uniformly (e.g. random,selfish,belief)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON line")
     args = parser.parse_args(argv)
+    pool = [p.strip() for p in args.pool.split(",") if p.strip()]
     low, _, high = args.players.partition("-")
     counts = list(range(int(low), int(high or low) + 1))
     if args.games < 1 or not all(5 <= n <= 10 for n in counts):
@@ -229,7 +237,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     start = time.perf_counter()
     for index in range(args.games):
         n = counts[index % len(counts)]
-        result = play_game(["belief"] * n, seed=rng.getrandbits(62))
+        seats = [rng.choice(pool) for _ in range(n)] if len(pool) > 1 else pool * n
+        result = play_game(seats, seed=rng.getrandbits(62))
         results.append(result)
         game_totals = Totals()
         score_game(result, rng, game_totals)
@@ -253,6 +262,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 {
                     "games": args.games,
                     "players": args.players,
+                    "pool": pool,
                     "seed": args.seed,
                     "points": totals.points,
                     "means": means,
@@ -265,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
         return
     print(
-        f"{args.games} games, {args.players} players, seed {args.seed}: "
+        f"{args.games} games, {args.players} players, pool {','.join(pool)}, seed {args.seed}: "
         f"{totals.points} scoring points (after each session's claims), {elapsed:.0f}s"
     )
     header = f"{'predictor':<10}" + "".join(f"{m:>18}" for m in METRICS)
