@@ -37,7 +37,7 @@ from .belief import Belief, DeterminizationSampler
 from .claiming import claim_for
 from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
 from .ismcts import DEFAULT_EXPLORATION, Node, SOISMCTSAgent
-from .model_search import model_tree_iterate, paired_ballots
+from .model_search import model_tree_iterate
 from .playouts import TableModel, play_model
 
 # Iterations a decision runs by default (the paper's budget): about 0.75 s of CPU per
@@ -163,7 +163,6 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         self.table: Belief | None = None  # the public posterior (opponent model)
         self.model: TableModel | None = None  # built per decision from `table`
         self.sampler: Sampler | None = None  # the last decision's sampler
-        self._voting = False  # whether the decision being searched is a ballot
 
     # --- beliefs ----------------------------------------------------------------------
 
@@ -208,7 +207,6 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         else:
             sampler = UniformSampler(view, self.variant)
         self.sampler = sampler
-        self._voting = view.phase is Phase.VOTE
         return sampler
 
     def playout(self, game: FastGame, rng: random.Random) -> WinReason:
@@ -228,11 +226,6 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         """Search only this seat's decisions; the others follow the model in the tree too."""
         if not self.model_tree or self.model is None:
             return super()._iterate(root, sampler, rng, iterations, deadline)
-        clock = time.perf_counter
-        if self._voting:
-            return paired_ballots(
-                root, sampler, rng, self.model, self.model_playouts, iterations, deadline, clock
-            )
         return model_tree_iterate(
             root,
             sampler,
@@ -242,7 +235,7 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
             self.exploration,
             iterations,
             deadline,
-            clock,
+            time.perf_counter,
         )
 
     def decide(self, view: PlayerView, rng: random.Random) -> Action:

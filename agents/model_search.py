@@ -9,14 +9,23 @@ the tree holds only the searcher's own decisions; in each determinization every 
 seat acts by `agents.playouts.ModelPlayers`, which does act on the role it was dealt
 there (a Fascist backs its teammates, a Liberal the governments the table trusts).
 
-Each iteration samples a determinization and descends: at a node (a decision of the
-searcher) UCB1 over availability counts, as in `agents.ismcts`; the game then runs
-with the model until the searcher must decide again or the game ends. The next node
-is keyed by what the searcher saw in between: public outcomes (nominations, election
-results, enacted tiles, chaos, powers' targets; never another seat's discard) and its
-own hand if the decision is about tiles. A newly tried move ends the descent and the
-game is finished by the same model players (`play_model`), or uniformly at random
-when model playouts are switched off. Rewards are the searcher's team's win (1) or loss (0).
+**Paired root.** Each determinization is played once per root move, every copy from
+the same random stream (the model's choices, the wild seats, reshuffles). One
+decision moves the odds of winning by a few points at most, while the luck of the
+determinization (who the Fascists are, what the pile holds) moves them by far more; on
+paired games that luck cancels out of the comparison, and a move that changes nothing
+(a ballot that is not pivotal) scores exactly like its alternative. Root statistics
+therefore hold equal visits per move and the choice is the most wins.
+
+**Below the root**, each copy descends the tree: at a node (a later decision of the
+searcher) UCB1 over availability counts, as in `agents.ismcts`; between nodes the game
+runs with the model until the searcher must decide again or the game ends. The next
+node is keyed by what the searcher saw in between: public outcomes (nominations,
+election results, enacted tiles, chaos, powers' targets; never another seat's discard)
+and its own hand if the decision is about tiles. A newly tried move ends the descent
+and the same model players finish the game (`play_model`), or uniformly random ones
+when model playouts are switched off. Rewards are the searcher's team's win (1) or
+loss (0).
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ import random
 from collections.abc import Callable
 
 from engine import WinReason
-from engine.fastsim import DISCARD, ENACT, VETO_REPLY, VOTE
+from engine.fastsim import DISCARD, ENACT, VETO_REPLY, VOTE, FastGame
 
 from .determinize import Sampler
 from .ismcts import Node, _ucb_tables
@@ -33,6 +42,12 @@ from .playouts import ModelPlayers, TableModel, play_model
 
 _HAND_PHASES = (DISCARD, ENACT, VETO_REPLY)
 _LIBERAL_WINS = (WinReason.FIVE_LIBERAL, WinReason.HITLER_EXECUTED)
+_DICE_BITS = 64
+
+
+def root_moves(game: FastGame) -> tuple[int, ...]:
+    """The searcher's moves at the root: a ballot (Ja, Nein) or the legal moves."""
+    return (1, 0) if game.phase == VOTE else game.legal_moves()
 
 
 def model_tree_iterate(
@@ -46,28 +61,58 @@ def model_tree_iterate(
     deadline: float | None,
     clock: Callable[[], float],
 ) -> int:
-    """Run iterations from `root` (the searcher's decision) until a limit; return how many."""
+    """Play paired determinizations from `root` until a limit; return the games played.
+
+    A determinization costs one game per root move, and only whole rounds are played:
+    with k root moves, `iterations` runs floor(iterations / k) rounds (at least one).
+    """
+    size = min(iterations or 4096, 1 << 20) + 2
+    done = 0
+    per_round: int | None = None
+    while per_round is None or iterations is None or done + per_round <= iterations:
+        if deadline is not None and done and clock() >= deadline:
+            break
+        while done + 64 >= size:
+            size *= 2
+        bonus, root_inv = _ucb_tables(exploration, size)
+        game = sampler.game(rng)
+        seed = rng.getrandbits(_DICE_BITS)
+        moves = root_moves(game)  # the same in every determinization: public + own hand
+        per_round = len(moves)
+        for move in moves:
+            dice = random.Random(seed)
+            copy = game.clone()
+            won = _descend(root, move, copy, dice, model, model_playouts, bonus, root_inv)
+            done += 1
+            root.avail[move] += 1
+            root.visits[move] += 1
+            root.wins[move] += won
+    return done
+
+
+def _descend(
+    root: Node,
+    first: int,
+    game: FastGame,
+    dice: random.Random,
+    model: TableModel,
+    model_playouts: bool,
+    bonus: list[float],
+    root_inv: list[float],
+) -> bool:
+    """Play `first` at the root, then down the tree and out; back up; True if won."""
     me = root.seat
     width = len(root.visits)
-    rand = rng.random
-    size = min(iterations or 4096, 1 << 20) + 2
-    bonus, root_inv = _ucb_tables(exploration, size)
-    done = 0
-    while iterations is None or done < iterations:
-        if deadline is not None and not done & 15 and clock() >= deadline:
-            break
-        if done + 2 >= size:
-            size *= 2
-            bonus, root_inv = _ucb_tables(exploration, size)
-        done += 1
-        game = sampler.game(rng)
-        players = ModelPlayers(game, model, rand, me)
-        node = root
-        path: list[tuple[Node, int]] = []
-        while True:
-            # The searcher's decision at `node`.
-            voting = game.phase == VOTE
-            moves = (1, 0) if voting else game.legal_moves()
+    rand = dice.random
+    players = ModelPlayers(game, model, rand, me)
+    node = root
+    move = first
+    untried = 0
+    path: list[tuple[Node, int]] = []
+    while True:
+        if node is not root:
+            # The searcher's later decision at `node`: UCB1 over availability counts.
+            moves = root_moves(game)
             visits = node.visits
             avail = node.avail
             untried = 0
@@ -94,97 +139,50 @@ def model_tree_iterate(
                         best = score
                         move = m
             path.append((node, move))
-            if voting:
-                game.votes[me] = bool(move)
-                players.fill_ballots(game, rand)
-                seen = [game.count_votes()]
-            else:
-                seen = [move << 3 | game.step(move)]
-            if untried:
-                break  # expanded: the playout finishes the game
-            # Everyone else, by the model, until the searcher decides again.
-            while game.reason is None:
-                phase = game.phase
-                if phase == VOTE:
-                    if game.alive[me] and me not in game.votes:
-                        break
-                    players.fill_ballots(game, rand)
-                    seen.append(game.count_votes())
-                    continue
-                if game.to_move() == me:
-                    break
-                other = players.move(game, rand)
-                outcome = game.step(other)
-                # Another seat's discard is private: only its effects are seen later.
-                seen.append(outcome if phase == DISCARD else (other << 3 | outcome) + 64)
-            if game.reason is not None:
-                break
+        if game.phase == VOTE:
+            game.votes[me] = bool(move)
+            players.fill_ballots(game, rand)
+            seen = [game.count_votes()]
+        else:
+            seen = [move << 3 | game.step(move)]
+        if untried:
+            break  # expanded: the playout finishes the game
+        # Everyone else, by the model, until the searcher decides again.
+        while game.reason is None:
             phase = game.phase
-            seen.append(phase)
-            if phase in _HAND_PHASES:
-                seen.append(game.hand_fascists)
-            key = hash(tuple(seen))
-            child = node.children.get(key)
-            if child is None:
-                child = node.children[key] = Node(me, width)
-            node = child
-        reason = game.reason
-        if reason is None:
-            reason = (
-                play_model(game, rng, model, players=players)
-                if model_playouts
-                else game.play_random(rng)
-            )
-        won = (game.roles[me] == 0) == (reason in _LIBERAL_WINS)
-        for node, move in path:
-            node.visits[move] += 1
-            if won:
-                node.wins[move] += 1
-    return done
-
-
-def paired_ballots(
-    root: Node,
-    sampler: Sampler,
-    rng: random.Random,
-    model: TableModel,
-    model_playouts: bool,
-    iterations: int | None,
-    deadline: float | None,
-    clock: Callable[[], float],
-) -> int:
-    """The searcher's ballot, Ja against Nein on the same determinizations and dice.
-
-    A single ballot changes the outcome only when it is pivotal, so separate samples
-    for Ja and Nein bury that small difference in noise. Here each determinization is
-    played twice from the same random stream, once per ballot: when the ballot is not
-    pivotal both games are identical and the difference is exactly zero. Fills the
-    root's statistics for moves 1 (Ja) and 0 (Nein); returns the playouts run.
-    """
-    me = root.seat
-    done = 0
-    while iterations is None or done + 2 <= max(iterations, 2):
-        if deadline is not None and clock() >= deadline:
+            if phase == VOTE:
+                if game.alive[me] and me not in game.votes:
+                    break
+                players.fill_ballots(game, rand)
+                seen.append(game.count_votes())
+                continue
+            if game.to_move() == me:
+                break
+            other = players.move(game, rand)
+            outcome = game.step(other)
+            # Another seat's discard is private: only its effects are seen later.
+            seen.append(outcome if phase == DISCARD else (other << 3 | outcome) + 64)
+        if game.reason is not None:
             break
-        game = sampler.game(rng)
-        seed = rng.getrandbits(64)
-        for ballot in (1, 0):
-            copy = game.clone()
-            dice = random.Random(seed)
-            players = ModelPlayers(copy, model, dice.random, me)
-            copy.votes[me] = bool(ballot)
-            players.fill_ballots(copy, dice.random)
-            copy.count_votes()
-            reason = copy.reason
-            if reason is None:
-                reason = (
-                    play_model(copy, dice, model, players=players)
-                    if model_playouts
-                    else copy.play_random(dice)
-                )
-            root.avail[ballot] += 1
-            root.visits[ballot] += 1
-            if (copy.roles[me] == 0) == (reason in _LIBERAL_WINS):
-                root.wins[ballot] += 1
-        done += 2
-    return done
+        phase = game.phase
+        seen.append(phase)
+        if phase in _HAND_PHASES:
+            seen.append(game.hand_fascists)
+        key = hash(tuple(seen))
+        child = node.children.get(key)
+        if child is None:
+            child = node.children[key] = Node(me, width)
+        node = child
+    reason = game.reason
+    if reason is None:
+        reason = (
+            play_model(game, dice, model, players=players)
+            if model_playouts
+            else (game.play_random(dice))
+        )
+    won = (game.roles[me] == 0) == (reason in _LIBERAL_WINS)
+    for node, move in path:
+        node.visits[move] += 1
+        if won:
+            node.wins[move] += 1
+    return won

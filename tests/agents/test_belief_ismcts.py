@@ -164,7 +164,7 @@ def test_deterministic_under_a_seed() -> None:
         assert agent(view.seat, 3, 120).act(view) == chosen
         if view.phase is not Phase.VOTE:  # a ballot tie is cast as the table expects
             assert chosen == first[2]
-        differs += _search(view, 4, 120)[0] != first[0]
+        differs += _search(view, 4, 120)[:2] != first[:2]
     assert differs > 0  # the seed matters
 
 
@@ -336,7 +336,9 @@ def test_budgets_registry_and_switches() -> None:
     built = make_agent("belief-ismcts:iterations=37", view.seat, 1)
     assert isinstance(built, BeliefISMCTSAgent)
     built.observe(view)
-    assert built.search(view, random.Random(0)).iterations == 37
+    # Whole paired rounds (one game per root move) within the budget.
+    searched = built.search(view, random.Random(0))
+    assert 37 - len(searched.moves) < searched.iterations <= 37
     timed = BeliefISMCTSAgent(view.seat, 1, Budget(seconds=0.05))
     timed.observe(view)
     result = timed.search(view, random.Random(0))
