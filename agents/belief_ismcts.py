@@ -1,7 +1,6 @@
-"""Belief-ISMCTS: SO-ISMCTS guided by the exact Bayesian belief and an opponent model.
+"""Belief-ISMCTS: ISMCTS guided by the exact Bayesian belief and an opponent model.
 
-The tree, the UCB1-over-availability descent and the backup are SO-ISMCTS's
-(`agents.ismcts`); two override points change:
+It reuses SO-ISMCTS's agent (`agents.ismcts`) and changes three things:
 
 - `make_sampler`: determinizations come from the seat's exact posterior
   (`agents.belief.Belief`): a role assignment and the Liberal tiles in the draw pile
@@ -11,8 +10,16 @@ The tree, the UCB1-over-availability descent and the backup are SO-ISMCTS's
   conservation of tiles, and checks every draw against the seat's hard knowledge
   (`agents.determinize`): a draw that contradicts it (none should) is replaced by a
   uniform one and counted.
-- `playout`: `agents.playouts.play_model`, role-aware players reading the table's
-  public suspicion, instead of uniformly random moves.
+- the search (`_iterate` -> `agents.model_search`): the tree holds only this seat's
+  own decisions; every other seat, in the tree and in the playout, is one of
+  `agents.playouts.ModelPlayers` acting on the role it holds in the determinization
+  and on the table's public suspicion (a share of them, `wild`, vote and pick at
+  random, as careless players do). Every root move is played on the same
+  determinization and dice ("paired root"), so the comparison between moves is not
+  drowned in the luck of the deal. In SO-ISMCTS other seats' moves are chosen by UCB
+  over statistics pooled across their possible roles, which in a hidden-role game
+  makes them play as no real player would.
+- `playout`: the same model players instead of uniformly random moves.
 
 Claims: the truth as a Liberal, chosen lies as a Fascist (`agents.claiming`).
 
@@ -133,10 +140,12 @@ class BeliefSampler(UniformSampler):
 class BeliefISMCTSAgent(SOISMCTSAgent):
     """ISMCTS with posterior determinizations, opponent-model playouts and claims.
 
-    Options: `exploration` (UCB1's c), `variant` (custom decks), and two switches for
-    ablations: `belief_sampling` (False: uniform determinizations) and `model_playouts`
-    (False: uniformly random playouts). Without a budget a decision runs
-    `DEFAULT_ITERATIONS` iterations.
+    Options: `exploration` (UCB1's c), `variant` (custom decks), `wild` (the share of
+    other seats the model lets play at random), and switches for ablations:
+    `belief_sampling` (False: uniform determinizations), `model_playouts` (False:
+    uniformly random playouts) and `model_tree` (False: SO-ISMCTS's tree, every seat's
+    decisions chosen by UCB). Without a budget a decision runs `DEFAULT_ITERATIONS`
+    iterations.
     """
 
     name: ClassVar[str] = "belief-ismcts"
