@@ -186,7 +186,7 @@ def count_game(record: GameRecord, counts: Counts) -> None:
                     if seat == chancellor
                     else OTHER_POS
                 )
-                cell = (role[seat], pos, role[president], role[chancellor], zone)
+                cell: tuple[int, ...] = (role[seat], pos, role[president], role[chancellor], zone)
                 counts.trial("vote_ja", cell, action.ja)
             case Discard():
                 drew = _liberals(game.hand)
@@ -260,6 +260,7 @@ def count_game(record: GameRecord, counts: Counts) -> None:
 
 def _silences(counts: Counts, game: Game, role: list[int], window: _Window) -> None:
     pres, chanc = role[window.president], role[window.chancellor]
+    cell: tuple[int, ...]
     if window.president_open and game.alive[window.president]:
         cell = (pres, chanc, window.drew, window.passed, window.enacted, PRESIDENT_SILENT)
         counts.claims["president_claim"][cell] += 1
@@ -287,10 +288,10 @@ def luce_weights(choices: ChoiceCounts, prior: np.ndarray, strength: float) -> n
     prior = np.maximum(np.asarray(prior, dtype=np.float64), 1e-6)
     chosen = strength * prior / prior.sum()
     groups: list[tuple[int, np.ndarray]] = []
-    for (role, available), times in choices.items():
+    for (role, offered), times in choices.items():
         chosen[role] += times
-        groups.append((times, np.array(available, dtype=np.float64)))
-    weights = prior / prior[0]
+        groups.append((times, np.array(offered, dtype=np.float64)))
+    weights: np.ndarray = prior / prior[0]
     for _ in range(300):
         denominator = strength * np.ones(3) / weights.sum()
         for times, available in groups:

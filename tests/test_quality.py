@@ -1,4 +1,5 @@
-"""The style bar is part of the suite: ruff clean everywhere, mypy --strict on engine/."""
+"""The style bar is part of the suite: ruff clean everywhere, mypy --strict on engine/
+and agents/."""
 
 from __future__ import annotations
 
@@ -27,4 +28,9 @@ def test_ruff_format_is_clean() -> None:
 
 def test_engine_is_mypy_strict() -> None:
     result = _run("mypy", "--strict", "engine")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_agents_are_mypy_strict() -> None:
+    result = _run("mypy", "--strict", "agents")
     assert result.returncode == 0, result.stdout + result.stderr
