@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -238,31 +239,7 @@ class SOISMCTSAgent(AgentBase):
                             reason = game.reason
                             break
                 else:
-                    moves = game.legal_moves()
-                    untried = 0
-                    for m in moves:
-                        avail[m] += 1
-                        if not visits[m]:
-                            untried += 1
-                    if untried:
-                        # Expand: one untried move, uniformly.
-                        pick = int(rand() * untried) if untried > 1 else 0
-                        for m in moves:
-                            if not visits[m]:
-                                if not pick:
-                                    move = m
-                                    break
-                                pick -= 1
-                    else:
-                        wins = node.wins
-                        best = -1.0
-                        move = moves[0]
-                        for m in moves:
-                            n = visits[m]
-                            score = wins[m] / n + bonus[avail[m]] * root_inv[n]
-                            if score > best:
-                                best = score
-                                move = m
+                    move, untried = select(node, game.legal_moves(), rand, bonus, root_inv)
                     path.append((node, move))
                     key = move << 3 | game.step(move)
                     if game.reason is not None:
@@ -284,6 +261,44 @@ class SOISMCTSAgent(AgentBase):
                 if (roles[node.seat] == 0) is liberal:
                     node.wins[move] += 1
         return done
+
+
+def select(
+    node: Node,
+    moves: tuple[int, ...],
+    rand: Callable[[], float],
+    bonus: list[float],
+    root_inv: list[float],
+) -> tuple[int, int]:
+    """(move, untried moves) at `node`: counts each move available, then expands one
+    untried move (uniformly) or picks the best UCB1 score over availability counts.
+
+    `bonus[a]` is c * sqrt(ln a) and `root_inv[n]` 1 / sqrt(n) (see `_ucb_tables`).
+    """
+    visits = node.visits
+    avail = node.avail
+    untried = 0
+    for m in moves:
+        avail[m] += 1
+        if not visits[m]:
+            untried += 1
+    if untried:
+        pick = int(rand() * untried) if untried > 1 else 0
+        for m in moves:
+            if not visits[m]:
+                if not pick:
+                    return m, untried
+                pick -= 1
+    wins = node.wins
+    best = -1.0
+    move = moves[0]
+    for m in moves:
+        n = visits[m]
+        score = wins[m] / n + bonus[avail[m]] * root_inv[n]
+        if score > best:
+            best = score
+            move = m
+    return move, 0
 
 
 _TABLES: dict[float, tuple[list[float], list[float]]] = {}

@@ -37,7 +37,7 @@ from engine import WinReason
 from engine.fastsim import DISCARD, ENACT, VETO_REPLY, VOTE, FastGame
 
 from .determinize import Sampler
-from .ismcts import Node, _ucb_tables
+from .ismcts import Node, _ucb_tables, select
 from .playouts import ModelPlayers, TableModel, play_model
 
 _HAND_PHASES = (DISCARD, ENACT, VETO_REPLY)
@@ -112,32 +112,7 @@ def _descend(
     while True:
         if node is not root:
             # The searcher's later decision at `node`: UCB1 over availability counts.
-            moves = root_moves(game)
-            visits = node.visits
-            avail = node.avail
-            untried = 0
-            for m in moves:
-                avail[m] += 1
-                if not visits[m]:
-                    untried += 1
-            if untried:
-                pick = int(rand() * untried) if untried > 1 else 0
-                for m in moves:
-                    if not visits[m]:
-                        if not pick:
-                            move = m
-                            break
-                        pick -= 1
-            else:
-                wins = node.wins
-                best = -1.0
-                move = moves[0]
-                for m in moves:
-                    n = visits[m]
-                    score = wins[m] / n + bonus[avail[m]] * root_inv[n]
-                    if score > best:
-                        best = score
-                        move = m
+            move, untried = select(node, root_moves(game), rand, bonus, root_inv)
             path.append((node, move))
         if game.phase == VOTE:
             game.votes[me] = bool(move)
