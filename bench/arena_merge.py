@@ -35,9 +35,14 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
             for role in ROLES:
                 tallies[role].played += entry["by_role"][role]["played"]
                 tallies[role].wins += entry["by_role"][role]["wins"]
+    endings: dict[str, int] = {}
+    for report in reports:
+        for reason, entry in report.get("endings", {}).items():
+            endings[reason] = endings.get(reason, 0) + entry["count"]
     return {
         "games": sum(r["games"] for r in reports),
         "seeds": [r["seed"] for r in reports],
+        "endings": endings,
         "interval": "95% Wilson score interval",
         "agents": {
             name: {"spec": specs[name], **{k: t.to_dict() for k, t in tallies.items()}}
@@ -48,7 +53,13 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
 
 def render(merged: dict[str, Any]) -> str:
     """A text table of the merged rates."""
-    lines = [f"{merged['games']} games, seeds {merged['seeds']}"]
+    games = merged["games"]
+    lines = [f"{games} games, seeds {merged['seeds']}"]
+    if merged["endings"]:
+        lines.append(
+            "endings: "
+            + ", ".join(f"{k} {v / games:.3f}" for k, v in sorted(merged["endings"].items()))
+        )
     for entry in merged["agents"].values():
         cells = []
         for key in ("overall", *ROLES):
