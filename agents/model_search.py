@@ -18,15 +18,14 @@ paired games that luck cancels out of the comparison, and a move that changes no
 therefore hold equal visits per move and the choice is the most wins.
 
 **Below the root**, each copy descends the tree: at a node (a later decision of the
-searcher) the searcher's own model move for the first `MODEL_FIRST` visits, then UCB1
-over availability counts, as in `agents.ismcts`; between nodes the game
+searcher) UCB1 over availability counts, as in `agents.ismcts`; between nodes the game
 runs with the model until the searcher must decide again or the game ends. The next
 node is keyed by what the searcher saw in between: public outcomes (nominations,
 election results, enacted tiles, chaos, powers' targets; never another seat's discard)
-and its own hand if the decision is about tiles. A newly tried move or a new node
-ends the descent and the same model players finish the game (`play_model`), or
-uniformly random ones when model playouts are switched off. Rewards are the
-searcher's team's win (1) or loss (0).
+and its own hand if the decision is about tiles. A newly tried move ends the descent
+and the same model players finish the game (`play_model`), or uniformly random ones
+when model playouts are switched off. Rewards are the searcher's team's win (1) or
+loss (0).
 """
 
 from __future__ import annotations
@@ -44,11 +43,6 @@ from .playouts import ModelPlayers, TableModel, play_model
 _HAND_PHASES = (DISCARD, ENACT, VETO_REPLY)
 _LIBERAL_WINS = (WinReason.FIVE_LIBERAL, WinReason.HITLER_EXECUTED)
 _DICE_BITS = 64
-# Visits a node below the root takes with the searcher's own model move before UCB1
-# chooses there: with a few thousand iterations most such nodes see only a handful of
-# visits, and UCB1's first visits try each move once, blunders included (a Liberal
-# discarding its Liberal tile), which would make every root move look worse than it is.
-MODEL_FIRST = 16
 
 
 def root_moves(game: FastGame) -> tuple[int, ...]:
@@ -117,19 +111,8 @@ def _descend(
     path: list[tuple[Node, int]] = []
     while True:
         if node is not root:
-            # The searcher's later decision at `node`: its own model's move until the
-            # node is known well enough for UCB1 (over availability counts) to beat it.
-            moves = root_moves(game)
-            if sum(node.visits) < MODEL_FIRST:
-                for m in moves:
-                    node.avail[m] += 1
-                if game.phase == VOTE:
-                    players.fill_ballots(game, rand)  # this seat's ballot among them
-                    move = int(game.votes[me])
-                else:
-                    move = players.move(game, rand)
-            else:
-                move, untried = select(node, moves, rand, bonus, root_inv)
+            # The searcher's later decision at `node`: UCB1 over availability counts.
+            move, untried = select(node, root_moves(game), rand, bonus, root_inv)
             path.append((node, move))
         if game.phase == VOTE:
             game.votes[me] = bool(move)
@@ -163,8 +146,7 @@ def _descend(
         key = hash(tuple(seen))
         child = node.children.get(key)
         if child is None:
-            node.children[key] = Node(me, width)
-            break  # a new node: the playout finishes the game
+            child = node.children[key] = Node(me, width)
         node = child
     reason = game.reason
     if reason is None:
