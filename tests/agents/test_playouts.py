@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from agents.playouts import TableModel, play_model
+from agents.playouts import ModelPlayers, TableModel, play_model
 from engine import Action, Discard, Enact, Game, Nominate, Phase, Policy, Role, Vote
-from engine.fastsim import FastGame
+from engine.fastsim import VOTE, FastGame
 from engine.variants import HITLER_ZONE
 
 FASCISTS = {5: 1, 6: 1, 7: 2, 8: 2, 9: 3, 10: 3}
@@ -128,3 +128,28 @@ def test_table_model_probabilities() -> None:
     assert model.trust[0][0] > model.trust[0][1]
     assert model.suspect[1] > model.suspect[0]
     assert FastGame.new(7, 1).phase_name is Phase.NOMINATE
+
+
+def test_wild_seats_vote_at_random_and_never_the_searcher() -> None:
+    """`wild` is the share of seats (drawn once per game, never the searcher) that vote
+    and pick targets at random; at 0 the model's players are all careful."""
+    rng = random.Random(4)
+    careful, wild = TableModel.uniform(7, 2), TableModel.uniform(7, 2, wild=1.0)
+    for seed in range(20):
+        game = FastGame.new(7, seed)
+        assert not any(ModelPlayers(game, careful, rng.random, 3).wild)
+        assert ModelPlayers(game, wild, rng.random, 3).wild == [s != 3 for s in range(7)]
+    # A careful Fascist backs a government holding a teammate; a wild one tosses a coin.
+    ja = {True: 0, False: 0}
+    for seed in range(200):
+        game = FastGame.new(7, seed)
+        fascist = game.roles.index(1)
+        mate = next(s for s, r in enumerate(game.roles) if r != 0 and s != fascist)
+        # A vote on (a Liberal president, the Fascist's teammate), set up directly.
+        game.president = game.roles.index(0)
+        game.chancellor, game.phase = mate, VOTE
+        for model in (careful, wild):
+            game.votes = {}
+            ModelPlayers(game, model, rng.random, -1).fill_ballots(game, rng.random)
+            ja[model is wild] += game.votes[fascist]
+    assert ja[False] >= 180 and 70 <= ja[True] <= 130, ja
