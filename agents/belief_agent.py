@@ -48,6 +48,36 @@ FASCIST_TO_WIN = 6
 L, F = Policy.LIBERAL, Policy.FASCIST
 
 
+def trusted(view: PlayerView, seat: int, trust: np.ndarray) -> bool:
+    """Whether the nominated government is at least as trusted as a typical one (laxer
+    near chaos), `trust` being P(both Liberal) per pair.
+
+    Typical: the median over governments of other living seats, so the rule reads the
+    same whatever this seat's own role (a Hitler who counted his own pairs would vote
+    Ja more often than a Liberal, and stand out).
+    """
+    assert view.chancellor is not None
+    living = [s for s in range(view.players) if view.alive[s] and s != seat]
+    pairs = [trust[a, b] for i, a in enumerate(living) for b in living[i + 1 :]]
+    typical = float(np.median(pairs)) if pairs else 0.0
+    this = float(trust[view.president, view.chancellor])
+    slack = 0.6 if view.election_tracker >= 2 else 1.0
+    return this >= slack * typical - 1e-12
+
+
+def liberal_ballot(view: PlayerView, seat: int, trust: np.ndarray, hitler: np.ndarray) -> bool:
+    """A Liberal's sincere ballot: Ja for its own government; in the Hitler zone Nein
+    for a chancellor who is Hitler with probability over 1/4; else Ja for a government
+    at least as trusted as a typical one (`trusted`). `hitler` is P(Hitler) per seat."""
+    president, chancellor = view.president, view.chancellor
+    assert chancellor is not None
+    if seat in (president, chancellor):
+        return True
+    if view.fascist_policies >= HITLER_ZONE and hitler[chancellor] > 0.25:
+        return False
+    return trusted(view, seat, trust)
+
+
 class BeliefAgent(AgentBase):
     """Heuristic play from an exact belief; deterministic under its seed."""
 
@@ -195,27 +225,12 @@ class BeliefAgent(AgentBase):
                 public = self._trust(view)[president, chancellor]
                 return Vote(self.seat, bool(public > 0.1 or zone))
             return Vote(self.seat, self._liberal_vote(view, self._liberal_eyes(view)[0], rng))
-        if self.seat in (president, chancellor):
-            return Vote(self.seat, True)
         trust, hitler = self._liberal_eyes(view)
-        if zone and hitler[chancellor] > 0.25:
-            return Vote(self.seat, False)
-        return Vote(self.seat, self._liberal_vote(view, trust, rng))
+        return Vote(self.seat, liberal_ballot(view, self.seat, trust, hitler))
 
     def _liberal_vote(self, view: PlayerView, trust: np.ndarray, rng: random.Random) -> bool:
-        """Ja for a government at least as trusted as a typical one (laxer near chaos).
-
-        Typical: the median over governments of other living seats, so the rule reads
-        the same whatever this seat's own role (a Hitler who counted his own pairs would
-        vote Ja more often than a Liberal, and stand out).
-        """
-        assert view.chancellor is not None
-        living = [s for s in range(view.players) if view.alive[s] and s != self.seat]
-        pairs = [trust[a, b] for i, a in enumerate(living) for b in living[i + 1 :]]
-        typical = float(np.median(pairs)) if pairs else 0.0
-        this = float(trust[view.president, view.chancellor])
-        slack = 0.6 if view.election_tracker >= 2 else 1.0
-        return this >= slack * typical - 1e-12
+        """Ja for a government at least as trusted as a typical one (see `trusted`)."""
+        return trusted(view, self.seat, trust)
 
     # --- the legislative session ------------------------------------------------------
 

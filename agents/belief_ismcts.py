@@ -41,6 +41,7 @@ from engine.fastsim import RESHUFFLE_SEED_BITS, FastGame, fast_shuffle, view_var
 
 from .base import Budget
 from .belief import Belief, DeterminizationSampler
+from .belief_agent import liberal_ballot
 from .claiming import claim_for
 from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
 from .ismcts import DEFAULT_EXPLORATION, Node, SOISMCTSAgent
@@ -53,6 +54,9 @@ DEFAULT_ITERATIONS = 10_000
 
 # The share of other seats the opponent model lets vote and pick targets at random.
 DEFAULT_WILD = 0.4
+# A Liberal follows the search's ballot only when it wins this much more often (as a
+# share of the paired games); otherwise it casts its sincere ballot (`liberal_ballot`).
+CLEAR_BALLOT = 0.03
 
 _ROLE_CODE = {Role.LIBERAL: LIBERAL, Role.FASCIST: FASCIST, Role.HITLER: HITLER}
 
@@ -248,12 +252,25 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         )
 
     def decide(self, view: PlayerView, rng: random.Random) -> Action:
-        """Search; a ballot whose two sides scored the same is cast as the table expects."""
+        """Search and take the best move. Ballots: a Liberal casts its sincere ballot
+        unless Ja and Nein differ clearly; anyone else casts a tie as the table expects."""
         if len(view.legal_actions) == 1:
             return view.legal_actions[0]
         result = self.search(view, rng)
         root = result.root
-        if view.phase is Phase.VOTE and root.wins[0] == root.wins[1] and self.model is not None:
+        if view.phase is not Phase.VOTE or self.model is None:
+            return result.best_action()
+        margin = root.wins[1] - root.wins[0]  # Ja's extra wins over Nein, on paired games
+        if view.role is Role.LIBERAL and self.belief is not None:
+            # A Liberal votes its conscience unless the search sees a clear difference:
+            # in the paired games one ballot rarely decides, yet a table where Liberals
+            # vote down the governments they distrust stops many Fascist ones.
+            if abs(margin) >= CLEAR_BALLOT * root.visits[1]:
+                return Vote(self.seat, margin > 0)
+            belief = self.belief
+            trust, hitler = belief.pair_liberal(), belief.hitler()
+            return Vote(self.seat, liberal_ballot(view, self.seat, trust, hitler))
+        if margin == 0:
             return Vote(self.seat, self._expected_ballot(view, self.model))
         return result.best_action()
 
