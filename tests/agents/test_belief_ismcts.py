@@ -7,11 +7,14 @@ Searches use small iteration counts; strength is measured in the arena (bench/re
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from agents.base import Budget
 from agents.belief import Belief
+from agents.belief_agent import liberal_ballot
 from agents.belief_ismcts import DEFAULT_ITERATIONS, BeliefISMCTSAgent, BeliefSampler
 from agents.claiming import claim_for
 from agents.determinize import deck_knowledge, role_assignments
@@ -31,6 +34,7 @@ from engine import (
     Policy,
     PresidentClaim,
     Role,
+    Vote,
 )
 from engine import events as ev
 from tests.engine.helpers import deck, fixed_game, play, tiles
@@ -349,3 +353,62 @@ def test_budgets_registry_and_switches() -> None:
     )
     assert plain.act(view) in view.legal_actions
     assert not isinstance(plain.sampler, BeliefSampler)
+
+
+# --- ballots ------------------------------------------------------------------------------
+
+
+def _liberal_votes(count: int) -> list[PlayerView]:
+    """Vote views of Liberal non-candidates, from Selfish games."""
+    out = []
+    for view in positions(120, seed=5):
+        if (
+            view.phase is Phase.VOTE
+            and view.role is Role.LIBERAL
+            and view.seat not in (view.president, view.chancellor)
+        ):
+            out.append(view)
+    assert len(out) >= count
+    return out[:count]
+
+
+def test_a_liberal_votes_its_conscience_unless_the_search_sees_a_clear_difference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import agents.belief_ismcts as module
+
+    views = _liberal_votes(6)
+    for view in views:
+        assert view.seat is not None
+        never_clear = BeliefISMCTSAgent(view.seat, 2, Budget(iterations=100))
+        monkeypatch.setattr(module, "CLEAR_BALLOT", 2.0)  # no margin is ever clear
+        ballot = never_clear.act(view)
+        belief = never_clear.belief
+        assert belief is not None
+        sincere = liberal_ballot(view, view.seat, belief.pair_liberal(), belief.hitler())
+        assert ballot == Vote(view.seat, sincere)
+        monkeypatch.setattr(module, "CLEAR_BALLOT", 0.0)  # every margin is clear
+        searcher = BeliefISMCTSAgent(view.seat, 2, Budget(iterations=100))
+        searcher.observe(view)
+        root = searcher.search(view, searcher.rng(view)).root
+        chosen = BeliefISMCTSAgent(view.seat, 2, Budget(iterations=100)).act(view)
+        assert chosen == Vote(view.seat, root.wins[1] - root.wins[0] > 0)
+
+
+def test_the_sincere_ballot() -> None:
+    """Own government: Ja. Zone: Nein for a likely Hitler. Else: Ja when at least as
+    trusted as the median government of the other living seats."""
+    view = _liberal_votes(1)[0]
+    assert view.seat is not None and view.chancellor is not None
+    n, p, c = view.players, view.president, view.chancellor
+    trust = np.full((n, n), 0.5)
+    hitler = np.full(n, 1.0 / n)
+    assert liberal_ballot(replace(view, president=view.seat), view.seat, trust, hitler)
+    trust[p, c] = trust[c, p] = 0.9
+    assert liberal_ballot(view, view.seat, trust, hitler)
+    zone = replace(view, fascist_policies=3)
+    hitler[c] = 0.3
+    assert not liberal_ballot(zone, view.seat, trust, hitler)
+    trust[p, c] = trust[c, p] = 0.1
+    hitler[c] = 0.0
+    assert not liberal_ballot(view, view.seat, trust, hitler)
