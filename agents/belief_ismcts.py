@@ -38,6 +38,7 @@ from typing import ClassVar
 from engine import Action, Claim, Phase, PlayerView, Role, Setup, Variant, Vote, WinReason
 from engine import events as ev
 from engine.fastsim import RESHUFFLE_SEED_BITS, FastGame, fast_shuffle, view_variant
+from engine.variants import HITLER_ZONE
 
 from .base import Budget
 from .belief import Belief, DeterminizationSampler
@@ -283,7 +284,7 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         if view.role is Role.FASCIST or (view.role is Role.HITLER and view.players <= 6):
             # This seat knows the team: back a government that holds a teammate.
             return any(known[s] not in (None, Role.LIBERAL) for s in (president, chancellor))
-        zone = int(view.fascist_policies >= 3)
+        zone = int(view.fascist_policies >= HITLER_ZONE)
         return model.liberal_ja[zone][president * view.players + chancellor] >= 0.5
 
     def iteration_limit(self) -> tuple[int | None, float | None]:

@@ -33,15 +33,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from engine import WinReason
 from engine.fastsim import DISCARD, ENACT, VETO_REPLY, VOTE, FastGame
 
 from .determinize import Sampler
-from .ismcts import Node, _ucb_tables, select
+from .ismcts import _LIBERALS_WON, Node, _ucb_tables, select
 from .playouts import ModelPlayers, TableModel, play_model
 
 _HAND_PHASES = (DISCARD, ENACT, VETO_REPLY)
-_LIBERAL_WINS = (WinReason.FIVE_LIBERAL, WinReason.HITLER_EXECUTED)
 _DICE_BITS = 64
 
 
@@ -150,12 +148,11 @@ def _descend(
         node = child
     reason = game.reason
     if reason is None:
-        reason = (
-            play_model(game, dice, model, players=players)
-            if model_playouts
-            else (game.play_random(dice))
-        )
-    won = (game.roles[me] == 0) == (reason in _LIBERAL_WINS)
+        if model_playouts:
+            reason = play_model(game, dice, model, players=players)
+        else:
+            reason = game.play_random(dice)
+    won = (game.roles[me] == 0) is _LIBERALS_WON[reason]
     for node, move in path:
         node.visits[move] += 1
         if won:

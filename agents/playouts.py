@@ -20,6 +20,9 @@ playout at a few tens of microseconds.
   the table thinks may be Hitler.
 - Nominations: a Fascist president nominates Hitler in the Hitler zone, otherwise a
   teammate half the time; everyone else picks by public trust.
+- Wild seats: with `TableModel.wild` > 0, that share of the seats (drawn once per
+  game, never the searcher) votes and picks nominees and targets at random, as
+  careless players do; their tiles stay Selfish.
 - Powers: Fascists execute Liberals and call special elections on teammates; Liberals
   execute the seats the table suspects most and call special elections on the seats it
   trusts most. Investigations have no effect inside a playout: uniform.

@@ -37,6 +37,7 @@ from engine import (
     Vote,
 )
 from engine import events as ev
+from tests.agents.test_ismcts import brink
 from tests.engine.helpers import deck, fixed_game, play, tiles
 
 
@@ -296,18 +297,6 @@ def _random_claim_views(count: int) -> list[PlayerView]:
 
 
 # --- sensible choices ---------------------------------------------------------------------
-
-
-def brink(chancellor: int) -> Game:
-    """5 players (seat 1 Fascist, seat 2 Hitler), 4 Liberal and 5 Fascist policies down by
-    chaos, `chancellor` holding a Liberal and a Fascist tile: one enactment wins."""
-    game = fixed_game("LFHLL", deck("LLLL FFFFF LFF"))
-    for _ in range(27):  # nine chaos top-decks
-        nominee = next(s for s in game.eligible_chancellors() if s not in (2, chancellor))
-        play(game, f"nominate {nominee}", "nein")
-    play(game, f"nominate {chancellor}", "ja", "discard F")
-    assert game.hand == [Policy.LIBERAL, Policy.FASCIST]
-    return game
 
 
 @pytest.mark.parametrize(("chancellor", "winning"), [(1, Policy.FASCIST), (0, Policy.LIBERAL)])
