@@ -8,7 +8,10 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from agents.arena import run_arena
+import pytest
+
+from agents.arena import plan_game, run_arena
+from engine import Game, Role
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -46,3 +49,38 @@ def test_liberal_bound_oracle_wins_more_as_a_liberal() -> None:
     rand = report["agents"]["random"]["liberal"]
     assert oracle["played"] > 10 and oracle["win_rate"] > rand["win_rate"]
     assert sum(report["endings"].values()) == 40
+
+
+def test_liberal_decisions_reads_the_arena_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bench/liberal_decisions.py finds who sat where from the arena's plan, counts every
+    Liberal seat once, and the exact belief's sincere ballot backs all-Liberal
+    governments more often than Fascist ones."""
+    from agents.arena import main as arena_main
+
+    records = tmp_path / "records"
+    pool = ["--pool", "random,selfish,belief", "--players", "5-7", "--seed", "4"]
+    assert arena_main([*pool, "--games", "30", "--records", str(records), "--json"]) == 0
+    capsys.readouterr()
+    decisions = _load("liberal_decisions")
+    specs = ["random", "selfish", "belief"]
+    report = decisions.analyse(sorted(records.glob("game-*.json")), 4, (5, 7), specs, True)
+    assert report["games"] == 30
+    liberal_seats = 0
+    for index in range(30):
+        setup = plan_game(4, index, (5, 7), specs)
+        roles = Game(setup.players, seed=setup.seed).roles
+        liberal_seats += sum(role is Role.LIBERAL for role in roles)
+    agents = report["agents"]
+    assert sum(agents[name]["won"]["n"] for name in specs) == liberal_seats
+    for entries in agents.values():
+        for entry in entries.values():
+            assert entry["rate"] is None or 0.0 <= entry["rate"] <= 1.0
+    belief = report["belief"]
+    ballots = belief["liberal_governments"]["n"]
+    assert belief["ja_liberal"]["n"] + belief["ja_fascist"]["n"] == ballots > 0
+    assert belief["ja_liberal"]["rate"] > belief["ja_fascist"]["rate"]
+    # The command line prints the same report.
+    assert decisions.main([str(records), *pool, "--belief", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == report
