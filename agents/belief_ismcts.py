@@ -14,7 +14,8 @@ It reuses SO-ISMCTS's agent (`agents.ismcts`) and changes three things:
   own decisions; every other seat, in the tree and in the playout, is one of
   `agents.playouts.ModelPlayers` acting on the role it holds in the determinization
   and on the table's public suspicion (a share of them, `wild`, vote and pick at
-  random, as careless players do). Every root move is played on the same
+  random, as careless players do; `learn_wild` estimates who per seat from their
+  ballots, `agents.carelessness`). Every root move is played on the same
   determinization and dice ("paired root"), so the comparison between moves is not
   drowned in the luck of the deal. In SO-ISMCTS other seats' moves are chosen by UCB
   over statistics pooled across their possible roles, which in a hidden-role game
@@ -43,6 +44,7 @@ from engine.variants import HITLER_ZONE
 from .base import Budget
 from .belief import Belief, DeterminizationSampler
 from .belief_agent import liberal_ballot
+from .carelessness import Carelessness
 from .claiming import claim_for
 from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
 from .ismcts import DEFAULT_EXPLORATION, Node, SOISMCTSAgent
@@ -146,10 +148,12 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
     """ISMCTS with posterior determinizations, opponent-model playouts and claims.
 
     Options: `exploration` (UCB1's c), `variant` (custom decks), `wild` (the share of
-    other seats the model lets play at random), and switches for ablations:
-    `belief_sampling` (False: uniform determinizations), `model_playouts` (False:
-    uniformly random playouts) and `model_tree` (False: SO-ISMCTS's tree, every seat's
-    decisions chosen by UCB). Without a budget a decision runs `DEFAULT_ITERATIONS`
+    other seats the model lets play at random), `learn_wild` (True: `wild` is only the
+    prior of a per-seat estimate read from their ballots, `agents.carelessness`; off by
+    default, as it did not pay in the arena, see bench/results/README.md), and switches
+    for ablations: `belief_sampling` (False: uniform determinizations), `model_playouts`
+    (False: uniformly random playouts) and `model_tree` (False: SO-ISMCTS's tree, every
+    seat's decisions chosen by UCB). Without a budget a decision runs `DEFAULT_ITERATIONS`
     iterations.
     """
 
@@ -167,12 +171,15 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         model_playouts: bool = True,
         model_tree: bool = True,
         wild: float = DEFAULT_WILD,
+        learn_wild: bool = False,
     ) -> None:
         super().__init__(seat, seed, budget, exploration=exploration, variant=variant)
         self.belief_sampling = belief_sampling
         self.model_playouts = model_playouts
         self.model_tree = model_tree
         self.wild = wild
+        self.learn_wild = learn_wild
+        self.carelessness: Carelessness | None = None  # per seat P(careless), from ballots
         self.belief: Belief | None = None  # this seat's posterior
         self.table: Belief | None = None  # the public posterior (opponent model)
         self.model: TableModel | None = None  # built per decision from `table`
@@ -195,11 +202,22 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
             if setup is not None:
                 self.belief = Belief(setup, self.seat)
                 self.table = Belief(setup, None)
+                if self.learn_wild:
+                    self.carelessness = Carelessness(view.players, self.wild, self.seat)
         super().observe(view)
 
     def on_event(self, event: ev.Event, view: PlayerView) -> None:
         """Both beliefs skip what they may not see (the table sees public events only)."""
         if self.belief is not None and self.table is not None:
+            careless = self.carelessness
+            if careless is not None and event.visible_to(self.seat):
+                if isinstance(event, ev.ElectionResult):
+                    # Read the ballots against the table as it stood when they were cast.
+                    before = self._table_model(self.table)
+                    careless.read_ballots(
+                        event, before, self.belief.roles, self.belief.probabilities()
+                    )
+                careless.track(event)
             self.belief.update(event)
             self.table.update(event)
 
@@ -208,11 +226,7 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
     def make_sampler(self, view: PlayerView) -> Sampler:
         """Posterior determinizations (uniform without a belief); the playout model too."""
         if self.table is not None:
-            self.model = TableModel.build(
-                [float(x) for x in self.table.party_fascist()],
-                [float(x) for x in self.table.hitler()],
-                self.wild,
-            )
+            self.model = self._table_model(self.table)
         else:
             fascists = (self.variant or view_variant(view)).setup(view.players).fascists
             self.model = TableModel.uniform(view.players, fascists, self.wild)
@@ -222,6 +236,16 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
             sampler = UniformSampler(view, self.variant)
         self.sampler = sampler
         return sampler
+
+    def _table_model(self, table: Belief) -> TableModel:
+        """The opponent model from the table's belief (and the careless seats, if learned)."""
+        careless = self.carelessness
+        return TableModel.build(
+            [float(x) for x in table.party_fascist()],
+            [float(x) for x in table.hitler()],
+            self.wild,
+            careless.shares() if careless is not None else (),
+        )
 
     def playout(self, game: FastGame, rng: random.Random) -> WinReason:
         """Finish `game` with the opponent model (or uniformly random, if switched off)."""

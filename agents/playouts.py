@@ -77,12 +77,18 @@ class TableModel:
     trust: tuple[tuple[float, ...], tuple[float, ...]]  # [zone][seat] nomination weight
     suspect: tuple[float, ...]  # execution weight
     wild: float = 0.0  # the share of other seats that vote and pick targets at random
+    wildness: tuple[float, ...] = ()  # per seat P(careless), if known; else `wild` for all
 
     @classmethod
     def build(
-        cls, suspicion: Sequence[float], hitler: Sequence[float], wild: float = 0.0
+        cls,
+        suspicion: Sequence[float],
+        hitler: Sequence[float],
+        wild: float = 0.0,
+        wildness: Sequence[float] = (),
     ) -> TableModel:
-        """The model from public P(Fascist party) and P(Hitler) per seat."""
+        """The model from public P(Fascist party) and P(Hitler) per seat; `wildness`
+        (per seat P(careless), `agents.carelessness`) overrides the flat `wild` share."""
         n = len(suspicion)
         base = sum(suspicion) / n  # the Fascist team's share of the table
         typical = 1.0 - (1.0 - base) ** 2  # P(a random pair holds a Fascist)
@@ -111,6 +117,7 @@ class TableModel:
             trust,
             suspect,
             wild,
+            tuple(wildness),
         )
 
     @classmethod
@@ -169,9 +176,10 @@ class ModelPlayers:
         # Wild seats (drawn once per game, never the searcher) vote and pick at random:
         # a real table has careless players, and a model of only careful ones trusts
         # the table to stop a bad government more than it will.
-        wild = model.wild
+        shares = model.wildness or (model.wild,) * n
         self.wild = [
-            bool(wild and rand is not None and s != searcher and rand() < wild) for s in range(n)
+            bool(shares[s] and rand is not None and s != searcher and rand() < shares[s])
+            for s in range(n)
         ]
 
     def fill_ballots(
