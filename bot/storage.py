@@ -172,6 +172,7 @@ class Storage:
         try:
             conn = await connecting
         except sqlite3.Error as exc:
+            await _worker_finished(connecting)
             raise StorageError(f"Cannot open the database {name}: {exc}.") from exc
         try:
             await _prepare(conn, name)
@@ -720,6 +721,19 @@ def _daemonize(conn: aiosqlite.Connection) -> None:
     thread = getattr(conn, "_thread", None)
     if isinstance(thread, threading.Thread) and not thread.is_alive():
         thread.daemon = True
+
+
+async def _worker_finished(conn: aiosqlite.Connection) -> None:
+    """Wait until a connection that failed to open has stopped its worker thread.
+
+    aiosqlite stops the worker of a failed connect but does not wait for it: if the
+    event loop closes first (a short-lived loop, a test), the worker's last callback
+    hits a closed loop and dies with an error in its thread. Same private attribute as
+    `_daemonize`; skipped if it changes shape.
+    """
+    thread = getattr(conn, "_thread", None)
+    while isinstance(thread, threading.Thread) and thread.is_alive():
+        await asyncio.sleep(0.002)
 
 
 async def _one(

@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -509,9 +510,13 @@ async def test_a_database_from_a_newer_shbot_is_refused_untouched(tmp_path: Path
 
 
 async def test_a_path_that_cannot_be_opened_gives_a_clear_error(tmp_path: Path) -> None:
+    """And leaves no worker thread behind (one still running when the event loop
+    closes dies with an error in its thread)."""
+    before = set(threading.enumerate())
     path = tmp_path / "no such folder" / "shbot.db"
     with pytest.raises(StorageError, match=r"Cannot open the database .*no such folder"):
         await Storage.open(path)
+    assert not [t for t in set(threading.enumerate()) - before if t.is_alive()]
 
 
 async def test_another_programs_database_is_refused(tmp_path: Path) -> None:
