@@ -32,10 +32,10 @@ from .playouts import (
     HITLER,
     LAX_JA,
     LIBERAL,
+    TEAM_JA,
     TableModel,
 )
 
-TEAM_JA = 0.95  # a careful Fascist backs a government holding a teammate (as the model)
 LEAST_LIKELIHOOD = 0.02  # a careful ballot's least chance: no single vote is proof
 MOST_CARELESS = 0.95  # estimates stay inside [1 - MOST_CARELESS, MOST_CARELESS]
 

@@ -56,6 +56,7 @@ VETO = 2  # the chancellor's veto proposal in the step API
 
 FASCIST_TO_MATE = 0.5  # a Fascist president nominates a teammate this often (outside the zone)
 FASCIST_JA_OTHERWISE = 0.4  # a Fascist's Ja for a government with no teammate
+TEAM_JA = 0.95  # a Fascist's Ja for a government holding a teammate
 CANDIDATE_JA = 0.97  # a candidate backs their own government
 LAX_JA = 0.75  # a Liberal's least Ja when the tracker is at 2
 
@@ -207,7 +208,7 @@ class ModelPlayers:
                 if zone and chanc == self.hitler:
                     chance = 1.0
                 elif team_gov:
-                    chance = 0.95
+                    chance = TEAM_JA
                 else:
                     chance = FASCIST_JA_OTHERWISE
             else:

@@ -67,11 +67,26 @@ def seat_agents(seed: int, index: int, players: tuple[int, int], specs: Sequence
     return [AgentSpec.parse(spec).name for spec in plan_game(seed, index, players, specs).specs]
 
 
-def score_game(record: GameRecord, agents: Sequence[str], counts: dict[str, Counter[str]]) -> None:
-    """Add one game's Liberal decisions to `counts[agent]`."""
+def score_game(
+    record: GameRecord,
+    agents: Sequence[str],
+    counts: dict[str, Counter[str]],
+    belief_tally: Counter[str] | None = None,
+) -> None:
+    """Add one game's Liberal decisions to `counts[agent]` and, with `belief_tally`,
+    the exact belief's sincere ballots (`read_ballots`), in one replay."""
     game = Game(record.players, variant=record.variant, seed=record.seed)
     roles = game.roles
+    setup = record.variant.setup(record.players)
+    beliefs = {s: Belief(setup, s) for s, r in enumerate(roles) if r is Role.LIBERAL}
+    in_vote = False
     for action in record.actions:
+        if game.phase is not Phase.VOTE:
+            in_vote = False
+        elif not in_vote:  # the first ballot of an election: everyone still undecided
+            in_vote = True
+            if belief_tally is not None:
+                read_ballots(game, beliefs, belief_tally)
         seat = getattr(action, "seat", None)
         if seat is not None and roles[seat] is Role.LIBERAL:
             _score_action(game, action, counts[agents[seat]])
@@ -114,33 +129,24 @@ def _score_action(game: Game, action: object, tally: Counter[str]) -> None:
             tally["investigated_fascist"] += roles[target] is not Role.LIBERAL
 
 
-def score_beliefs(record: GameRecord, tally: Counter[str]) -> None:
-    """The sincere ballot of every Liberal bystander's exact belief, at every election."""
-    game = Game(record.players, variant=record.variant, seed=record.seed)
+def read_ballots(game: Game, beliefs: dict[int, Belief], tally: Counter[str]) -> None:
+    """The sincere ballot of every living Liberal bystander's exact belief, cast on
+    paper as an election opens."""
     roles = game.roles
-    setup = record.variant.setup(record.players)
-    beliefs = {s: Belief(setup, s) for s, r in enumerate(roles) if r is Role.LIBERAL}
-    in_vote = False
-    for action in record.actions:
-        if game.phase is not Phase.VOTE:
-            in_vote = False
-        elif not in_vote:  # the first ballot of an election: everyone still undecided
-            in_vote = True
-            for seat, belief in beliefs.items():
-                view = game.view(seat)
-                chancellor = view.chancellor
-                assert chancellor is not None
-                if not view.alive[seat] or seat in (view.president, chancellor):
-                    continue
-                belief.sync(view)
-                ja = liberal_ballot(view, seat, belief.pair_liberal(), belief.hitler())
-                clean = roles[view.president] is Role.LIBERAL and roles[chancellor] is Role.LIBERAL
-                kind = "liberal" if clean else "fascist"
-                tally["ballots"] += 1
-                tally["liberal_governments"] += clean
-                tally[f"ballots_{kind}"] += 1
-                tally[f"ja_{kind}"] += ja
-        game.apply(action)
+    for seat, belief in beliefs.items():
+        view = game.view(seat)
+        chancellor = view.chancellor
+        assert chancellor is not None
+        if not view.alive[seat] or seat in (view.president, chancellor):
+            continue
+        belief.sync(view)
+        ja = liberal_ballot(view, seat, belief.pair_liberal(), belief.hitler())
+        clean = roles[view.president] is Role.LIBERAL and roles[chancellor] is Role.LIBERAL
+        kind = "liberal" if clean else "fascist"
+        tally["ballots"] += 1
+        tally["liberal_governments"] += clean
+        tally[f"ballots_{kind}"] += 1
+        tally[f"ja_{kind}"] += ja
 
 
 def rates(tally: Counter[str], table: Sequence[tuple[str, str, str]]) -> dict[str, Any]:
@@ -168,9 +174,7 @@ def analyse(
         agents = seat_agents(seed, index, players, specs)
         if len(agents) != record.players:
             raise ArenaError(f"{path} has {record.players} seats; the plan says {len(agents)}.")
-        score_game(record, agents, counts)
-        if belief:
-            score_beliefs(record, belief_tally)
+        score_game(record, agents, counts, belief_tally if belief else None)
     report: dict[str, Any] = {
         "games": len(records),
         "agents": {name: rates(tally, RATES) for name, tally in counts.items()},
