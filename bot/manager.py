@@ -85,6 +85,7 @@ class SessionManager:
         players: int | None = None,
         fill_with_ai: bool = False,
         ai_spec: str | None = None,
+        seat_specs: Mapping[int, str] | None = None,
         variant: Variant = STANDARD,
         seed: int | None = None,
         options: SessionOptions | None = None,
@@ -98,8 +99,8 @@ class SessionManager:
 
         A None in `humans` is an AI seat. Seats beyond the list are AI players too if
         `fill_with_ai`; otherwise the list must fill the table. AI players play `ai_spec`
-        (default: the session's substitute, the strongest available agent). Raises
-        ValueError with a reason a host can read.
+        (default: the session's substitute, the strongest available agent), or their
+        own spec in `seat_specs` (by seat). Raises ValueError with a reason a host can read.
         """
         players = len(humans) if players is None else players
         joined = [m for m in humans if m is not None]
@@ -117,7 +118,7 @@ class SessionManager:
         seed = random.SystemRandom().randrange(2**62) if seed is None else seed
         suffix = " (AI)" if joined else ""
         seats = [
-            SeatInfo(s, BOT_NAMES[s] + suffix, None, spec)
+            SeatInfo(s, BOT_NAMES[s] + suffix, None, (seat_specs or {}).get(s, spec))
             if m is None
             else SeatInfo(s, m.name, m.user_id, None)
             for s, m in enumerate([*humans, *[None] * (players - len(humans))])

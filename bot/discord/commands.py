@@ -88,9 +88,11 @@ class GameCommands(commands.Cog):
 
     @app_commands.command(name="addbot", description="Host: add an AI player to the table.")
     @app_commands.guild_only()
-    async def addbot(self, interaction: discord.Interaction) -> None:
-        """Add an AI seat (it plays at the table's AI strength)."""
-        await self.bot.lobbies.add_ai(interaction)
+    @app_commands.describe(strength="this AI player's strength (default: the table's)")
+    @app_commands.choices(strength=STRENGTH_CHOICES)
+    async def addbot(self, interaction: discord.Interaction, strength: str | None = None) -> None:
+        """Add an AI seat, at its own strength or the table's."""
+        await self.bot.lobbies.add_ai(interaction, strength=strength)
 
     @app_commands.command(name="kick", description="Host: remove a player or an AI from the table.")
     @app_commands.guild_only()

@@ -164,16 +164,23 @@ class DiscordGames:
         return None if session is None else session.game_id
 
     async def launch(self, lobby: Lobby, table: Sequence[LobbySeat]) -> int:
-        """Store and start the game of a lobby; humans take the first seats in join order."""
+        """Store and start the game of a lobby; humans take the first seats in join order,
+        then the AI players, each at its own strength."""
         humans = [Member(s.user_id, s.name) for s in table if s.user_id is not None]
+        ais = [s for s in table if s.user_id is None]
         options = lobby.options
         spec = self.config.ai_spec(options.strength)
+        seat_specs = {
+            len(humans) + index: self.config.ai_spec(lobby.strength_of(seat))
+            for index, seat in enumerate(ais)
+        }
         session = await self.host.run(
             lambda: self.manager.create(
                 humans,
                 players=len(table),
                 fill_with_ai=True,
                 ai_spec=spec,
+                seat_specs=seat_specs,
                 variant=Variant(options.variant),
                 options=self._session_options(spec, options.turn_seconds, options.vote_seconds),
                 extra_options={"host_id": lobby.host_id, "lobby": lobby.id},

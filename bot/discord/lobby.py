@@ -30,10 +30,11 @@ class LobbyError(Exception):
 
 @dataclass(slots=True)
 class LobbySeat:
-    """One seat at the table: a Discord user, or an AI player (of the lobby's strength)."""
+    """One seat at the table: a Discord user, or an AI player."""
 
     name: str
     user_id: int | None = None  # None: an AI seat
+    strength: str | None = None  # an AI seat's own strength; None: the table's
 
     @property
     def is_ai(self) -> bool:
@@ -136,12 +137,18 @@ class Lobby:
         if user_id == self.host_id and self.humans:
             self.host_id = self.humans[0].user_id  # type: ignore[assignment]
 
-    def add_ai(self, by: int) -> LobbySeat:
-        """The host adds an AI player (it plays at the lobby's AI strength)."""
+    def strength_of(self, seat: LobbySeat) -> str:
+        """The strength an AI seat plays at: its own, else the table's."""
+        return seat.strength or self.options.strength
+
+    def add_ai(self, by: int, strength: str | None = None) -> LobbySeat:
+        """The host adds an AI player, at `strength` (default: the table's AI strength)."""
         self.require_host(by, texts.ACT_ADD_AI)
+        if strength is not None and strength not in STRENGTHS:
+            raise LobbyError(texts.BAD_STRENGTH.format(choices=", ".join(STRENGTHS)))
         if self.is_full:
             raise LobbyError(texts.LOBBY_FULL.format(max=MAX_PLAYERS))
-        seat = LobbySeat(AI_SEAT_NAME)
+        seat = LobbySeat(AI_SEAT_NAME, strength=strength)
         self.seats.append(seat)
         return seat
 

@@ -111,13 +111,16 @@ class LobbyControl:
         await self._change(interaction, cid, change)
 
     async def add_ai(
-        self, interaction: discord.Interaction, cid: ComponentId | None = None
+        self,
+        interaction: discord.Interaction,
+        cid: ComponentId | None = None,
+        strength: str | None = None,
     ) -> None:
-        """The host adds an AI player."""
+        """The host adds an AI player (at `strength`, default the table's)."""
 
         def change(lobby: Lobby) -> str:
-            lobby.add_ai(interaction.user.id)
-            return texts.AI_ADDED.format(strength=lobby.options.strength, seat=len(lobby.seats))
+            seat = lobby.add_ai(interaction.user.id, strength)
+            return texts.AI_ADDED.format(strength=lobby.strength_of(seat), seat=len(lobby.seats))
 
         await self._change(interaction, cid, change)
 

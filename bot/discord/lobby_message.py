@@ -21,7 +21,7 @@ def lobby_embed(lobby: Lobby) -> discord.Embed:
     lines = []
     for index, seat in enumerate(lobby.seats, start=1):
         if seat.is_ai:
-            lines.append(f"`{index:>2}` {seat.name} · {lobby.options.strength}")
+            lines.append(f"`{index:>2}` {seat.name} · {lobby.strength_of(seat)}")
         else:
             host = texts.LOBBY_HOST_MARK if seat.user_id == lobby.host_id else ""
             lines.append(f"`{index:>2}` <@{seat.user_id}>{host}")

@@ -359,3 +359,22 @@ async def test_demo_plays_a_bot_only_game(tmp_path: Path, monkeypatch: pytest.Mo
         # Nobody is asked anything: the only buttons are the read-only "Show ..." ones.
         for message in table.channel_messages():
             assert all(c.get("label", "").startswith("Show") for c in components(message))
+
+
+async def test_an_ai_seat_added_at_its_own_strength_plays_that_agent(tmp_path: Path) -> None:
+    config = Config(ai_specs={"easy": "selfish", "normal": "random", "strong": "random"})
+    async with open_table(tmp_path, config) as table:
+        alice, bob = table.members[:2]
+        await alice.slash(table.channel, "newgame", players=5, ai="normal", fill=True)
+        lobby = table.channel.last_message
+        assert lobby is not None
+        await bob.click(lobby, label="Join")
+        added = await alice.slash(table.channel, "addbot", strength="easy")
+        assert added.response is not None
+        assert added.response.content == "An AI player (easy) takes seat 3."
+        await alice.click(lobby, label="Start")
+        game_id = table.bot.games.game_in(table.channel.id)
+        assert game_id is not None
+        game = await stored(table, game_id)
+        # Humans first in join order, then the added AI, then the table's fill.
+        assert [s.agent for s in game.seats] == [None, None, "selfish", "random", "random"]

@@ -135,6 +135,12 @@ async def test_leave_addbot_and_kick_commands(table: Harness) -> None:
     text = embed_text(table.message(message.id))
     assert text.count("AI player · normal") == 2
     assert "Seats (4/10)" in text
+    strong = await alice.slash(table.channel, "addbot", strength="strong")
+    assert strong.response is not None
+    assert strong.response.content == "An AI player (strong) takes seat 5."
+    assert "` 5` AI player · strong" in embed_text(table.message(message.id))
+    kicked_strong = await alice.slash(table.channel, "kick", seat=5)
+    assert kicked_strong.response is not None
 
     not_host = await carol.slash(table.channel, "kick", seat=3)
     assert not_host.response is not None

@@ -65,6 +65,23 @@ def test_a_leaving_host_hands_the_lobby_on() -> None:
     assert room.host_id == 2 and [s.user_id for s in room.seats] == [None, 2]
 
 
+def test_an_ai_seat_may_have_its_own_strength() -> None:
+    room = lobby(strength="normal")
+    own = room.add_ai(1, "strong")
+    table_strength = room.add_ai(1)
+    assert room.strength_of(own) == "strong" and room.strength_of(table_strength) == "normal"
+    with pytest.raises(LobbyError) as bad:
+        room.add_ai(1, "godlike")
+    assert str(bad.value) == texts.BAD_STRENGTH.format(choices="easy, normal, strong")
+    assert len(room.seats) == 3
+    assert Lobby.from_dict(room.to_dict()) == room
+    # A lobby stored before seats had their own strength still loads.
+    old = room.to_dict()
+    for seat in old["seats"]:
+        del seat["strength"]
+    assert [s.strength for s in Lobby.from_dict(old).seats] == [None, None, None]
+
+
 def test_options_are_checked() -> None:
     for bad in (
         LobbyOptions(variant="chess"),
