@@ -1,4 +1,4 @@
-"""The analysis scripts in bench/: arena merges add up, and the Liberal ceiling runs."""
+"""The analysis scripts in bench/: arena merges add up, the Liberal ceiling runs, fits compare."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from types import ModuleType
 import pytest
 
 from agents.arena import plan_game, run_arena
+from agents.behaviour import FITTED_PATH
 from engine import Game, Role
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -84,3 +85,13 @@ def test_liberal_decisions_reads_the_arena_records(
     # The command line prints the same report.
     assert decisions.main([str(records), *pool, "--belief", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == report
+
+
+def test_fit_compare_scores_two_fits_on_the_same_games(tmp_path: Path) -> None:
+    compare = _load("fit_compare").compare
+    pool = ["random", "selfish"]
+    same, points = compare([FITTED_PATH, FITTED_PATH], games=4, seed=1, pool=pool)
+    assert points > 0 and same[0] == same[1]
+    # A missing file means the hand-set defaults: another model, other figures.
+    other, again = compare([FITTED_PATH, tmp_path / "none.json"], games=4, seed=1, pool=pool)
+    assert again == points and other[0] == same[0] and other[1] != other[0]
