@@ -13,8 +13,9 @@ thin, and are written to `agents/behaviour_fitted.json`.
 Belief agents read the table with the model being fitted, so play depends on the
 model: round 1 plays with the model installed now (`agents/behaviour_fitted.json`, else
 the defaults), each later round with the previous round's fit, and the file written is
-the last round's fit. Repeat rounds until play and model agree (`--rounds 2` default;
-the shipped file took three rounds on top of an earlier two-round fit).
+the last round's fit. Repeat rounds until play and model agree (`--rounds 2` default).
+The shipped file's command (one round of a mix of every project agent) is in
+bench/results/README.md.
 
     python -m agents.fit_behaviour --games 3000 --seed 1
     python -m agents.fit_behaviour --games 600 --mix belief=8,selfish=1,random=1
