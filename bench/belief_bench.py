@@ -40,7 +40,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -49,7 +49,7 @@ import numpy as np
 from agents.bayes_net import BayesNetBelief
 from agents.belief import Belief
 from agents.runner import GameResult, play_game
-from engine import Claim, Game, Role, Setup
+from engine import Action, Claim, Game, Role, Setup
 from engine import events as ev
 
 METRICS = ("hitler_logloss", "hitler_accuracy", "fascist_logloss", "fascist_accuracy")
@@ -152,16 +152,24 @@ def score_game(result: GameResult, rng: random.Random, totals: Totals) -> None:
         "bayes_net": BayesNetBelief(game.setup, seat),
         "exact": Belief(game.setup, seat),
     }
+    for _ in scoring_points(game, record.actions, list(predictors.values())):
+        totals.add({name: score(p.marginals(), game.roles, seat) for name, p in predictors.items()})
+
+
+def scoring_points(
+    game: Game, actions: Sequence[Action], predictors: Sequence[Predictor]
+) -> Iterator[None]:
+    """Play `actions` on a fresh `game`, feeding every event to each predictor; pause
+    (yield) at each scoring point: after a legislative session and its claims, just
+    before the next action that is not a claim."""
     feed = list(game.events)
     session_over = False
-    for action in record.actions:
+    for action in actions:
         for event in feed:
-            for predictor in predictors.values():
+            for predictor in predictors:
                 predictor.update(event)
         if session_over and not isinstance(action, Claim):
-            totals.add(
-                {name: score(p.marginals(), game.roles, seat) for name, p in predictors.items()}
-            )
+            yield
             session_over = False
         feed = game.apply(action)
         session_over |= any(_ends_session(e) for e in feed)

@@ -23,12 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from belief_bench import METRICS, _ends_session, score
+from belief_bench import METRICS, score, scoring_points
 
 from agents.behaviour import load_behaviour
 from agents.belief import Belief
 from agents.runner import play_game
-from engine import Claim, Game, GameRecord, Role
+from engine import Game, GameRecord, Role
 
 Sums = dict[str, float]
 
@@ -45,26 +45,19 @@ def play(job: tuple[int, int, tuple[str, ...]]) -> GameRecord:
 def score_fits(job: tuple[GameRecord, tuple[Path, ...]]) -> tuple[list[Sums], int]:
     """Metric sums per fit over one game, from every Liberal seat; and the point count."""
     record, fits = job
+    game = Game(record.players, variant=record.variant, seed=record.seed)
+    liberals = [s for s, r in enumerate(game.roles) if r is Role.LIBERAL]
+    behaviours = [load_behaviour(game.setup.players, f) for f in fits]
+    # beliefs[i][k]: fit i read from Liberal seat liberals[k]; one replay feeds them all.
+    beliefs = [[Belief(game.setup, seat, b) for seat in liberals] for b in behaviours]
     sums: list[Sums] = [dict.fromkeys(METRICS, 0.0) for _ in fits]
     points = 0
-    liberals = [s for s, r in enumerate(record.replay().roles) if r is Role.LIBERAL]
-    for seat in liberals:
-        game = Game(record.players, variant=record.variant, seed=record.seed)
-        beliefs = [Belief(game.setup, seat, load_behaviour(game.setup.players, f)) for f in fits]
-        feed = list(game.events)
-        session_over = False
-        for action in record.actions:
-            for event in feed:
-                for belief in beliefs:
-                    belief.update(event)
-            if session_over and not isinstance(action, Claim):
-                for total, belief in zip(sums, beliefs, strict=True):
-                    for metric, value in score(belief.marginals(), game.roles, seat).items():
-                        total[metric] += value
-                points += 1
-                session_over = False
-            feed = game.apply(action)
-            session_over |= any(_ends_session(e) for e in feed)
+    for _ in scoring_points(game, record.actions, [b for row in beliefs for b in row]):
+        for total, row in zip(sums, beliefs, strict=True):
+            for seat, belief in zip(liberals, row, strict=True):
+                for metric, value in score(belief.marginals(), game.roles, seat).items():
+                    total[metric] += value
+        points += len(liberals)
     return sums, points
 
 
