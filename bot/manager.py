@@ -188,6 +188,7 @@ class SessionManager:
             guild_id=stored.guild_id,
             channel_id=stored.channel_id,
             clock=self.clock,
+            state=stored.session_state,
         )
         self._register(session)
         return session

@@ -8,7 +8,9 @@ never edit one that has shipped, append a new one instead.
 Version 1 is the event log: games, their seats, seat takeovers, the append-only action
 log and guild/channel settings. Version 2 adds what player statistics need: the human
 each seat was dealt to (kept when an AI takes the seat over), whether the seat won, and
-the indexes the stats and recovery queries use.
+the indexes the stats and recovery queries use. Version 3 adds the session's own
+bookkeeping that the move stack does not hold (timeout streaks, claim windows already
+closed), so that a restart does not forget it.
 """
 
 from __future__ import annotations
@@ -134,7 +136,13 @@ _V2: Migration = (
     "CREATE INDEX seat_changes_by_game ON seat_changes (game_id, seat)",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2)
+_V3: Migration = (
+    # A JSON object written by bot.session: per-seat timeout streaks and the claim
+    # windows already closed for the current decision. Games stored before start empty.
+    "ALTER TABLE games ADD COLUMN session_state TEXT NOT NULL DEFAULT '{}'",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -13,7 +13,8 @@ session waits until the game moves on or the deadline passes, when an agent deci
 each absent human and, after repeated expiries, keeps their seat until they are back.
 
 Everything a restart needs is in storage: the actions (replayed to the identical game),
-the seats' controllers and the pending deadline. Prompt ids derive from the game alone,
+the seats' controllers, the pending deadline and the session's bookkeeping (each seat's
+timeout streak, the claim windows already closed). Prompt ids derive from the game alone,
 so buttons issued before a restart still work after it.
 """
 
@@ -113,6 +114,10 @@ class SessionStore(Protocol):
         """Record the pending prompt's deadline."""
         ...
 
+    async def set_session_state(self, game_id: int, state: Mapping[str, Any]) -> None:
+        """Record the session's bookkeeping (`GameSession.state()`)."""
+        ...
+
     async def finish_game(
         self,
         game_id: int,
@@ -168,6 +173,8 @@ class _Resume:
     claim_pending: set[int]
     vote_start: Game | None  # the game before the first vote of a running election
     deadline: float | None
+    expiries: dict[int, int]  # seat -> deadlines missed in a row
+    claims_closed: set[int]  # seats whose claim windows of decision `turn` are over
 
 
 class GameSession:
@@ -213,6 +220,10 @@ class GameSession:
         self._fresh = resume is None
         self._turn = resume.turn if resume else 0
         self._claim_pending: set[int] = set(resume.claim_pending) if resume else set()
+        # Seats whose claim windows of decision `_claims_turn` are over (claimed, said
+        # nothing or timed out): stored, so a restart does not offer them again.
+        self._claims_turn = self._turn
+        self._claims_closed: set[int] = set(resume.claims_closed) if resume else set()
         self._vote_start = resume.vote_start if resume else None
         self._resume_deadline: float | None = resume.deadline if resume else None
         self._resuming = resume is not None
@@ -221,7 +232,8 @@ class GameSession:
         self._changed = asyncio.Event()
         self._open: dict[int, dict[PromptKind, Prompt]] = {}
         self._ai_tasks: dict[int, asyncio.Task[None]] = {}  # seat -> AI deciding this turn
-        self._expiries: dict[int, int] = {}
+        self._expiries: dict[int, int] = dict(resume.expiries) if resume else {}
+        self._stored_state: dict[str, Any] = self.state()
         self._claim_deadline: float | None = None
         self._claim_window: set[int] = set()  # humans whose claim prompt is open now
         self._outbox: asyncio.Queue[tuple[str, Table, tuple[Any, ...]] | None] = asyncio.Queue()
@@ -248,12 +260,15 @@ class GameSession:
         guild_id: int | None = None,
         channel_id: int | None = None,
         clock: Callable[[], float] = time.time,
+        state: Mapping[str, Any] | None = None,
     ) -> GameSession:
         """Rebuild a stored game by replaying its record, ready to carry on where it stopped.
 
-        Raises `engine.RecordError` if the record does not replay.
+        `state` is the bookkeeping the session stored (`state()`); unreadable parts of it
+        are ignored. Raises `engine.RecordError` if the record does not replay.
         """
         game, turn, pending = replay(record)
+        expiries, closed = _read_state(state or {}, turn, game.players)
         vote_start = None
         if game.phase is Phase.VOTE:
             # AI ballots are decided from the view before the first ballot of the election
@@ -274,7 +289,7 @@ class GameSession:
             guild_id=guild_id,
             channel_id=channel_id,
             clock=clock,
-            resume=_Resume(turn, pending, vote_start, deadline),
+            resume=_Resume(turn, pending - closed, vote_start, deadline, expiries, closed),
         )
 
     # --- GameControl: what front-ends call ----------------------------------------------
@@ -325,10 +340,17 @@ class GameSession:
             raise StalePrompt("There is no such choice.")
         action = prompt.options[option].action
         if action is None:  # "say nothing" to a claim prompt
-            self._close(seat, PromptKind.CLAIM, "You said nothing.")
-            self._changed.set()
+            await self._guarded(self._say_nothing(seat))
             return
         await self.submit(seat, action, prompt_id=prompt_id)
+
+    async def _say_nothing(self, seat: int) -> None:
+        async with self._lock:
+            self._close(seat, PromptKind.CLAIM, "You said nothing.")
+            if seat in self._claim_window:
+                self._close_claims([seat])
+                await self._save_state()
+            self._changed.set()
 
     async def submit(self, seat: int, action: Action, *, prompt_id: str | None = None) -> None:
         """Play `action` for `seat` (a human's answer or a typed command).
@@ -360,6 +382,7 @@ class GameSession:
                 return "You already play your own seat."
             await self._set_controller(seat, None, "back")
             self._expiries[seat] = 0
+            await self._save_state()
             self._post_notice(f"{self._label(seat)} is back and plays their own seat again.")
         return "Welcome back: you decide again from your next decision."
 
@@ -524,6 +547,9 @@ class GameSession:
         for seat in humans:
             self._close(seat, PromptKind.CLAIM, "The claim window is closed.")
         self._claim_deadline = None
+        async with self._lock:
+            self._close_claims(seats)
+            await self._save_state()
 
     async def _finish(self) -> None:
         game = self.game
@@ -666,6 +692,7 @@ class GameSession:
             else:
                 self._post_notice(f"{label} ran out of time: an AI decides for them this time.")
             self._spawn_ai(seat, turn, self._seats[seat].agent or self._substitute)
+        await self._save_state()
 
     async def _submit(self, seat: int, action: Action, prompt_id: str | None) -> None:
         async with self._lock:
@@ -687,8 +714,9 @@ class GameSession:
                 self._close(seat, PromptKind.CLAIM, "Your claim is made.")
                 if seat in self._claim_window and self.game.legal_claims(seat):
                     self._issue_claim_prompt(seat)  # e.g. the peek after the session
-            else:
-                self._expiries[seat] = 0
+            elif self._expiries.get(seat):
+                self._expiries[seat] = 0  # the streak is broken
+                await self._save_state()
 
     # --- accepting an action ----------------------------------------------------------
 
@@ -903,6 +931,32 @@ class GameSession:
         if self.store is not None:
             await self.store.set_deadline(self.game_id, deadline)
 
+    def state(self) -> dict[str, Any]:
+        """The bookkeeping a restart needs beyond the move stack (JSON-ready)."""
+        return {
+            "expiries": {str(seat): n for seat, n in sorted(self._expiries.items()) if n},
+            "claims": {"turn": self._claims_turn, "closed": sorted(self._claims_closed)},
+        }
+
+    async def _save_state(self) -> None:
+        """Store `state()` if it changed. Best effort: the move stack is what matters,
+        and a lost write only means a streak restarts or a claim is offered again."""
+        state = self.state()
+        if state == self._stored_state or self.store is None:
+            return
+        try:
+            await self.store.set_session_state(self.game_id, state)
+        except Exception as exc:
+            log.warning("game %d: bookkeeping not stored (%s)", self.game_id, type(exc).__name__)
+            return
+        self._stored_state = state
+
+    def _close_claims(self, seats: Iterable[int]) -> None:
+        """Mark the claim windows of `seats` for the current decision as over."""
+        if self._claims_turn != self._turn:
+            self._claims_turn, self._claims_closed = self._turn, set()
+        self._claims_closed.update(seats)
+
     def _fail(self, exc: BaseException) -> None:
         if self.failure is None:
             self.failure = exc
@@ -948,6 +1002,26 @@ def replay(record: GameRecord) -> tuple[Game, int, set[int]]:
         if not isinstance(action, Claim):
             pending = new_claim_windows(before, game.open_claims)
     return game, turn, {s for s in pending if game.legal_claims(s)}
+
+
+def _read_state(
+    state: Mapping[str, Any], turn: int, players: int
+) -> tuple[dict[int, int], set[int]]:
+    """The timeout streaks and the claim windows closed at decision `turn`, read from a
+    stored `GameSession.state()`; whatever does not fit the game is dropped."""
+    expiries: dict[int, int] = {}
+    raw = state.get("expiries")
+    if isinstance(raw, dict):
+        for key, value in raw.items():
+            if str(key).isdigit() and int(key) < players and type(value) is int and value > 0:
+                expiries[int(key)] = value
+    closed: set[int] = set()
+    claims = state.get("claims")
+    if isinstance(claims, dict) and claims.get("turn") == turn:
+        seats = claims.get("closed")
+        if isinstance(seats, list):
+            closed = {s for s in seats if type(s) is int and 0 <= s < players}
+    return expiries, closed
 
 
 def suspicion_tracks(

@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -76,6 +76,7 @@ class StoredGame:
     winner: Party | None = None
     reason: WinReason | None = None
     roles: tuple[Role, ...] | None = None  # set once the game is finished
+    session_state: dict[str, Any] = field(default_factory=dict)  # bot.session's bookkeeping
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +138,7 @@ class LeaderboardRow:
 
 _GAME_COLUMNS = (
     "id, guild_id, channel_id, players, variant, seed, status, options, deadline,"
-    " created_at, finished_at, winner, win_reason"
+    " created_at, finished_at, winner, win_reason, session_state"
 )
 _SUMMARY_COLUMNS = (
     "g.id, g.guild_id, g.channel_id, g.players, g.status, g.winner, g.win_reason,"
@@ -339,6 +340,18 @@ class Storage:
         async with self._write() as conn:
             updated = await _all(
                 conn, "UPDATE games SET deadline = ? WHERE id = ? RETURNING id", (deadline, game_id)
+            )
+            if not updated:
+                raise StorageError(f"No game #{game_id}.")
+
+    async def set_session_state(self, game_id: int, state: Mapping[str, Any]) -> None:
+        """Replace the session's bookkeeping (a JSON object) for a game."""
+        state_json = _dumps(dict(state), "session state")
+        async with self._write() as conn:
+            updated = await _all(
+                conn,
+                "UPDATE games SET session_state = ? WHERE id = ? RETURNING id",
+                (state_json, game_id),
             )
             if not updated:
                 raise StorageError(f"No game #{game_id}.")
@@ -632,10 +645,7 @@ class Storage:
     async def _get_json(self, query: str, key: int) -> dict[str, Any]:
         async with self._read() as conn:
             row = await _one(conn, query, (key,))
-        if row is None:
-            return {}
-        value = json.loads(row[0])
-        return value if isinstance(value, dict) else {}
+        return {} if row is None else _json_object(row[0])
 
     async def _stored_game(self, conn: aiosqlite.Connection, row: sqlite3.Row) -> StoredGame:
         game_id = int(row["id"])
@@ -673,6 +683,7 @@ class Storage:
             winner=Party(row["winner"]) if row["winner"] else None,
             reason=WinReason(row["win_reason"]) if row["win_reason"] else None,
             roles=roles,
+            session_state=_json_object(row["session_state"]),
         )
 
 
@@ -755,6 +766,15 @@ def _dumps(value: Any, what: str) -> str:
         return json.dumps(value, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise StorageError(f"The {what} cannot be stored as JSON: {exc}.") from exc
+
+
+def _json_object(text: str | None) -> dict[str, Any]:
+    """A stored JSON object; anything else (NULL, damaged text, another type) reads as {}."""
+    try:
+        value = json.loads(text) if text else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _check_int64(value: int | None, what: str) -> None:

@@ -6,16 +6,17 @@ Timers are tiny (tens of milliseconds); no assertion depends on how long anythin
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
 from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
-from bot.ports import AIControlsSeat, Prompt
-from bot.session import SessionOptions
+from bot.ports import AIControlsSeat, Prompt, PromptKind
+from bot.session import GameSession, SessionOptions
 from bot.storage import Storage
 from bot.timers import Timers
-from engine import Claim, Nominate
+from engine import Claim, Nominate, Phase
 
 from .conftest import UNTIMED, members, until
 
@@ -106,3 +107,91 @@ async def test_empty_seats_are_filled_only_on_request(session_store: Storage) ->
     assert [s.is_ai for s in session.seats] == [False, False, False, True, True]
     assert all(s.name.endswith("(AI)") for s in session.seats[3:])
     await session.stop()
+
+
+async def test_a_timeout_streak_survives_a_restart(db_dir: Path) -> None:
+    # The clock stands still, so each timer still runs its own length in real time, and
+    # moving it on between runs makes the stored vote deadline pass while the bot is down.
+    now = [1_000_000.0]
+    timers = Timers(
+        nominate=0.03, vote=1000, policy=1000, power=1000, claim=1000, max_expiries=2, grace=0.03
+    )
+    options = SessionOptions(timers=timers, substitute="selfish", suspicion=False)
+    path = db_dir / "streak.db"
+    store = await Storage.open(path)
+    manager = SessionManager(store, FakeFrontend(), clock=lambda: now[0])  # nobody answers
+    session = await manager.create(members(5), seed=3, options=options)
+    president = session.game.president
+    await until(lambda: session.game.phase is Phase.VOTE)  # the nomination timed out
+    assert session.state()["expiries"] == {str(president): 1}
+    await manager.shutdown()
+    assert (await store.load_game(session.game_id)).session_state["expiries"] == {str(president): 1}
+    await store.close()
+
+    now[0] += 2000
+    store = await Storage.open(path)
+    fake = FakeFrontend()
+    restarted = SessionManager(store, fake, clock=lambda: now[0])
+    [resumed] = await restarted.recover()
+    await until(lambda: resumed.seats[president].is_ai)
+    # The missed vote is the president's second deadline in a row: the seat is handed
+    # over, while every other voter has missed only one.
+    label = resumed.table.seats[president].label
+    assert f"{label} ran out of time 2 times in a row" in "\n".join(
+        fake.public_text(resumed.game_id)
+    )
+    assert [s.is_ai for s in resumed.seats].count(True) == 1
+    await restarted.shutdown()
+    await store.close()
+
+
+async def test_claim_windows_already_closed_are_not_reopened_by_a_restart(
+    db_dir: Path,
+) -> None:
+    def acts_but_never_claims(prompt: Prompt) -> int | None:
+        return None if prompt.kind is PromptKind.CLAIM else scripted(prompt)
+
+    path = db_dir / "claims.db"
+    store = await Storage.open(path)
+    manager = SessionManager(store, FakeFrontend(answer=acts_but_never_claims))
+    session = await manager.create(members(5), seed=4, options=UNTIMED)  # no claim deadline
+
+    def claimants(s: GameSession) -> list[int]:
+        return sorted(
+            p for p in range(5) if any(q.kind is PromptKind.CLAIM for q in s.open_prompts(p))
+        )
+
+    await until(lambda: len(claimants(session)) == 2)  # president and chancellor
+    president, chancellor = claimants(session)
+    [prompt] = session.open_prompts(president)
+    assert prompt.options[-1].action is None  # "Say nothing"
+    await session.choose(100 + president, prompt.id, len(prompt.options) - 1)
+    actions = len(session.game.actions)
+    await manager.shutdown()
+    await store.close()
+
+    # Restart 1: only the chancellor may still claim; the president said nothing.
+    store = await Storage.open(path)
+    manager = SessionManager(store, FakeFrontend(answer=acts_but_never_claims))
+    [resumed] = await manager.recover()
+    await until(lambda: bool(claimants(resumed)))
+    await asyncio.sleep(0.02)
+    assert claimants(resumed) == [chancellor]
+    [prompt] = resumed.open_prompts(chancellor)
+    await resumed.choose(100 + chancellor, prompt.id, len(prompt.options) - 1)
+    # The window is over: the game moves on to its next decision.
+    await until(lambda: any(resumed.open_prompts(p) for p in range(5)))
+    assert len(resumed.game.actions) == actions
+    await manager.shutdown()
+    await store.close()
+
+    # Restart 2: nobody is asked to claim again; the next decision is asked at once.
+    store = await Storage.open(path)
+    fake = FakeFrontend()
+    manager = SessionManager(store, fake)
+    [resumed] = await manager.recover()
+    await until(lambda: bool(fake.prompts(resumed.game_id)))
+    await asyncio.sleep(0.02)
+    assert all(p.kind is PromptKind.ACTION for p in fake.prompts(resumed.game_id))
+    await manager.shutdown()
+    await store.close()

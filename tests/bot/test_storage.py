@@ -270,6 +270,33 @@ async def test_deadline_is_stored_and_cleared_when_the_game_ends(storage: Storag
     assert (await storage.load_game(game_id)).deadline is None
 
 
+async def test_session_state_round_trips_and_damage_reads_as_empty(
+    storage: Storage, tmp_path: Path, open_storage: OpenStorage
+) -> None:
+    game_id = await store_game(storage, Game(5, seed=1))
+    assert (await storage.load_game(game_id)).session_state == {}
+    state = {"expiries": {"2": 1}, "claims": {"turn": 4, "closed": [0, 3]}}
+    await storage.set_session_state(game_id, state)
+    assert (await storage.load_game(game_id)).session_state == state
+    assert [g.session_state for g in await storage.unfinished_games()] == [state]
+    with pytest.raises(StorageError, match="No game #99"):
+        await storage.set_session_state(99, state)
+    with pytest.raises(StorageError, match="session state cannot be stored"):
+        await storage.set_session_state(game_id, {"x": float("nan")})
+
+    # Damaged bookkeeping must not stop a game from loading: it reads as nothing known.
+    path = tmp_path / "damaged.db"
+    other = await open_storage(path)
+    damaged = await store_game(other, Game(5, seed=2))
+    await other.close()
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE games SET session_state = '{not json' WHERE id = ?", (damaged,))
+    raw.close()
+    other = await open_storage(path)
+    assert (await other.load_game(damaged)).session_state == {}
+    await other.close()
+
+
 async def test_concurrent_appends_are_serialised_and_close_waits_for_them(
     tmp_path: Path,
     open_storage: OpenStorage,
@@ -565,6 +592,7 @@ async def test_a_version_1_database_is_upgraded_with_its_games(
     storage = await open_storage(path)
     stored = await storage.load_game(1)
     assert stored.record.replay().events == game.events
+    assert stored.session_state == {}  # version 3's bookkeeping starts empty
     ada_won = game.roles[0].party is game.winner
     boris_won = game.roles[1].party is game.winner
     ada = await storage.player_stats(1)
