@@ -122,7 +122,9 @@ async def test_a_timeout_streak_survives_a_restart(db_dir: Path) -> None:
     manager = SessionManager(store, FakeFrontend(), clock=lambda: now[0])  # nobody answers
     session = await manager.create(members(5), seed=3, options=options)
     president = session.game.president
-    await until(lambda: session.game.phase is Phase.VOTE)  # the nomination timed out
+    # The nomination timed out; wait until the vote is asked (its deadline is stored first).
+    await until(lambda: all(session.open_prompts(seat) for seat in range(5)))
+    assert session.game.phase is Phase.VOTE
     assert session.state()["expiries"] == {str(president): 1}
     await manager.shutdown()
     assert (await store.load_game(session.game_id)).session_state["expiries"] == {str(president): 1}
