@@ -10,6 +10,7 @@ Everything about game `i` (player count, agents, seed) is derived from the run s
 
     python -m agents.arena --pool random,selfish --games 2000 --seed 1
     python -m agents.arena --players 7 --pool random,ismcts --budget ismcts:iterations=1000
+    python -m agents.arena --pool random,belief-ismcts,wild=belief-ismcts --budget wild:wild=0.7
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ class AgentTally:
 class ArenaReport:
     """The running totals of a tournament, and its text and JSON forms."""
 
-    pool: dict[str, str]  # agent name -> spec played
+    pool: dict[str, str]  # label (the agent's name unless labelled) -> spec played
     players: tuple[int, int]
     seed: int
     variant: str
@@ -150,10 +151,12 @@ class ArenaReport:
     agents: dict[str, AgentTally] = field(default_factory=dict)
     endings: dict[WinReason, int] = field(default_factory=lambda: dict.fromkeys(WinReason, 0))
     wall_seconds: float = 0.0
+    _labels: dict[str, str] = field(init=False, repr=False, default_factory=dict)  # spec -> label
 
     def __post_init__(self) -> None:
-        for name, spec in self.pool.items():
-            self.agents[name] = AgentTally(spec)
+        for label, spec in self.pool.items():
+            self.agents[label] = AgentTally(spec)
+        self._labels = {spec: label for label, spec in self.pool.items()}
 
     def add(self, result: GameResult) -> None:
         """Count one finished game."""
@@ -161,7 +164,7 @@ class ArenaReport:
         self.claims += result.claims
         self.endings[result.win_reason] += 1
         for seat, spec in enumerate(result.specs):
-            tally = self.agents[AgentSpec.parse(spec).name]
+            tally = self.agents[self._labels[spec]]
             won = result.won(seat)
             tally.overall.add(won)
             tally.by_role[result.roles[seat]].add(won)
@@ -296,27 +299,41 @@ def parse_players(text: str) -> tuple[int, int]:
 
 
 def resolve_pool(pool: str, budgets: Sequence[str] = ()) -> dict[str, str]:
-    """Agent names (comma-separated) and budgets ("name:iterations=I,seconds=S") -> specs."""
-    names = [name.strip() for name in pool.split(",") if name.strip()]
-    if not names:
+    """Pool entries and budgets -> {label: spec played}.
+
+    An entry is an agent's name, or "label=name" to play one agent twice under two
+    labels (an A/B in the same games); a budget "label:iterations=I,seconds=S,..."
+    sets that entry's budget and options, e.g. `--pool belief-ismcts,b=belief-ismcts
+    --budget b:wild=0.7`.
+    """
+    entries = [entry.strip() for entry in pool.split(",") if entry.strip()]
+    if not entries:
         raise ArenaError("--pool needs at least one agent.")
     specs: dict[str, AgentSpec] = {}
-    for name in names:
-        if ":" in name:
-            raise ArenaError(f"Give budgets with --budget, not in --pool ({name!r}).")
+    for entry in entries:
+        if ":" in entry:
+            raise ArenaError(f"Give budgets with --budget, not in --pool ({entry!r}).")
+        label, _, name = entry.rpartition("=")
+        label, name = (label or name).strip(), name.strip()
+        if label in specs:
+            raise ArenaError(f"{label!r} is in the pool twice; label one (label=agent).")
         try:
-            specs[name] = AgentSpec.parse(name)
+            specs[label] = AgentSpec.parse(name)
         except ValueError as exc:
             raise ArenaError(str(exc)) from None
     for text in budgets:
+        label, _, options = text.strip().partition(":")
+        if label not in specs:
+            raise ArenaError(f"--budget {text!r} is for {label!r}, which is not in the pool.")
         try:
-            spec = AgentSpec.parse(text)
+            specs[label] = AgentSpec.parse(f"{specs[label].name}:{options}")
         except ValueError as exc:
             raise ArenaError(str(exc)) from None
-        if spec.name not in specs:
-            raise ArenaError(f"--budget {text!r} is for {spec.name!r}, which is not in the pool.")
-        specs[spec.name] = spec
-    return {name: str(spec) for name, spec in specs.items()}
+    played = {label: str(spec) for label, spec in specs.items()}
+    if len(set(played.values())) < len(played):
+        # A game result names each seat's spec; two labels must not play the same one.
+        raise ArenaError("Two labels of the pool play the same spec; give them different budgets.")
+    return played
 
 
 def check_available(specs: Sequence[str]) -> None:
@@ -379,13 +396,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--games", type=int, default=100, help="games to play (default 100)")
     parser.add_argument("--seed", type=int, default=1, help="run seed (default 1)")
     parser.add_argument("--players", default="5-10", help="a count or a range (default 5-10)")
-    parser.add_argument("--pool", default=DEFAULT_POOL, help=f"agents (default {DEFAULT_POOL})")
+    parser.add_argument(
+        "--pool",
+        default=DEFAULT_POOL,
+        help=f"agents, or label=agent for a second copy (default {DEFAULT_POOL})",
+    )
     parser.add_argument(
         "--budget",
         action="append",
         default=[],
         metavar="SPEC",
-        help="an agent's budget, e.g. ismcts:iterations=10000 (repeatable)",
+        help="an entry's budget and options, e.g. ismcts:iterations=10000 (repeatable)",
     )
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="standard")
     parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")

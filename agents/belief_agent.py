@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -40,6 +41,7 @@ from engine import (
 from engine import events as ev
 
 from .base import AgentBase, Budget
+from .behaviour import load_behaviour
 from .belief import Belief
 from .claiming import claim_for, seen
 
@@ -83,8 +85,16 @@ class BeliefAgent(AgentBase):
 
     name = "belief"
 
-    def __init__(self, seat: int, seed: int | None = None, budget: Budget | None = None) -> None:
+    def __init__(
+        self,
+        seat: int,
+        seed: int | None = None,
+        budget: Budget | None = None,
+        *,
+        fit: Path | None = None,
+    ) -> None:
         super().__init__(seat, seed, budget)
+        self.fit = fit  # a behaviour fit file for the beliefs; None: the shipped fit
         self.belief: Belief | None = None  # this seat's own belief
         self.table: Belief | None = None  # the public belief (non-Liberals only)
 
@@ -94,9 +104,10 @@ class BeliefAgent(AgentBase):
         """Build the beliefs on the first view, then feed them every new event."""
         if self.belief is None:
             setup = Variant(view.variant).setup(view.players)
-            self.belief = Belief(setup, self.seat)
+            behaviour = load_behaviour(setup.players, self.fit) if self.fit else None
+            self.belief = Belief(setup, self.seat, behaviour)
             if view.role is not Role.LIBERAL:
-                self.table = Belief(setup, None)
+                self.table = Belief(setup, None, behaviour)
         super().observe(view)
 
     def on_event(self, event: ev.Event, view: PlayerView) -> None:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import random
 import time
+from pathlib import Path
 from typing import ClassVar
 
 from engine import Action, Claim, Phase, PlayerView, Role, Setup, Variant, Vote, WinReason
@@ -42,6 +43,7 @@ from engine.fastsim import RESHUFFLE_SEED_BITS, FastGame, fast_shuffle, view_var
 from engine.variants import HITLER_ZONE
 
 from .base import Budget
+from .behaviour import load_behaviour
 from .belief import Belief, DeterminizationSampler
 from .belief_agent import liberal_ballot
 from .carelessness import Carelessness
@@ -150,7 +152,8 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
     Options: `exploration` (UCB1's c), `variant` (custom decks), `wild` (the share of
     other seats the model lets play at random), `learn_wild` (True: `wild` is only the
     prior of a per-seat estimate read from their ballots, `agents.carelessness`; off by
-    default, as it did not pay in the arena, see bench/results/README.md), and switches
+    default, as it did not pay in the arena, see bench/results/README.md), `fit` (a
+    behaviour fit file for the beliefs instead of the shipped one), and switches
     for ablations: `belief_sampling` (False: uniform determinizations), `model_playouts`
     (False: uniformly random playouts) and `model_tree` (False: SO-ISMCTS's tree, every
     seat's decisions chosen by UCB). Without a budget a decision runs `DEFAULT_ITERATIONS`
@@ -172,6 +175,7 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         model_tree: bool = True,
         wild: float = DEFAULT_WILD,
         learn_wild: bool = False,
+        fit: Path | None = None,
     ) -> None:
         super().__init__(seat, seed, budget, exploration=exploration, variant=variant)
         self.belief_sampling = belief_sampling
@@ -179,6 +183,7 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         self.model_tree = model_tree
         self.wild = wild
         self.learn_wild = learn_wild
+        self.fit = fit  # a behaviour fit file for both beliefs; None: the shipped fit
         self.carelessness: Carelessness | None = None  # per seat P(careless), from ballots
         self.belief: Belief | None = None  # this seat's posterior
         self.table: Belief | None = None  # the public posterior (opponent model)
@@ -200,8 +205,9 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         if self.belief is None and self.seen == 0:
             setup = self._setup(view)
             if setup is not None:
-                self.belief = Belief(setup, self.seat)
-                self.table = Belief(setup, None)
+                behaviour = load_behaviour(setup.players, self.fit) if self.fit else None
+                self.belief = Belief(setup, self.seat, behaviour)
+                self.table = Belief(setup, None, behaviour)
                 if self.learn_wild:
                     self.carelessness = Carelessness(view.players, self.wild, self.seat)
         super().observe(view)

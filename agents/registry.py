@@ -1,13 +1,16 @@
 """Agents by name, and agent specs such as "ismcts:iterations=10000,seconds=2".
 
 The arena, the game session and the bot all build agents from a spec string, so a
-budget can be written on a command line or stored with a seat in the database.
+budget (and an agent's own settings, such as belief-ismcts's `wild`) can be written on a
+command line or stored with a seat in the database.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .base import AgentBase, Budget
 
@@ -21,43 +24,81 @@ AGENTS: dict[str, str] = {
 }
 
 
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError("a share lies between 0 and 1")
+    return value
+
+
+def _fit_file(text: str) -> Path:
+    path = Path(text).expanduser()
+    if not path.is_file():
+        raise ValueError(f"no behaviour fit at {text}")
+    return path.resolve()
+
+
+# Settings an agent takes besides its budget: option -> reader of its text (raising
+# ValueError with a reason). They let an A/B run a variant from main, without a patch.
+OPTIONS: dict[str, dict[str, Callable[[str], object]]] = {
+    "belief": {"fit": _fit_file},
+    "belief-ismcts": {"fit": _fit_file, "wild": _share},
+}
+
+
 @dataclass(frozen=True, slots=True)
 class AgentSpec:
-    """An agent kind with its budget, e.g. `AgentSpec("ismcts", Budget(iterations=10000))`."""
+    """An agent kind with its budget and settings, e.g. `AgentSpec("ismcts", Budget(10000))`.
+
+    `options` are the agent's own settings (see `OPTIONS`) as (name, text) pairs in
+    the order written; they are checked when parsed and read when the agent is built.
+    """
 
     name: str
     budget: Budget = field(default_factory=Budget)
+    options: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def parse(cls, text: str) -> AgentSpec:
-        """Read "name" or "name:iterations=I,seconds=S"; raise ValueError with a reason."""
-        name, _, options = text.strip().partition(":")
+        """Read "name" or "name:iterations=I,seconds=S,..."; raise ValueError with a reason."""
+        name, _, written = text.strip().partition(":")
         if name not in AGENTS:
             raise ValueError(f"Unknown agent {name!r}; choose from {', '.join(AGENTS)}.")
+        own = OPTIONS.get(name, {})
         iterations: int | None = None
         seconds: float | None = None
-        for item in filter(None, (o.strip() for o in options.split(","))):
+        options: dict[str, str] = {}
+        for item in filter(None, (o.strip() for o in written.split(","))):
             key, _, value = item.partition("=")
             try:
                 if key == "iterations":
                     iterations = int(value)
                 elif key == "seconds":
                     seconds = float(value)
+                elif key in own:
+                    own[key](value)  # raises with the reason if the value is bad
+                    options[key] = value
                 else:
                     raise ValueError(f"unknown option {key!r}")
             except ValueError as exc:
                 raise ValueError(f"Bad agent option {item!r} in {text!r}: {exc}.") from exc
         if (iterations is not None and iterations < 1) or (seconds is not None and seconds <= 0):
             raise ValueError(f"Budgets must be positive in {text!r}.")
-        return cls(name, Budget(iterations, seconds))
+        return cls(name, Budget(iterations, seconds), tuple(options.items()))
 
     def __str__(self) -> str:
-        options = []
+        written = []
         if self.budget.iterations is not None:
-            options.append(f"iterations={self.budget.iterations}")
+            written.append(f"iterations={self.budget.iterations}")
         if self.budget.seconds is not None:
-            options.append(f"seconds={self.budget.seconds:g}")
-        return self.name + (":" + ",".join(options) if options else "")
+            written.append(f"seconds={self.budget.seconds:g}")
+        written.extend(f"{key}={value}" for key, value in self.options)
+        return self.name + (":" + ",".join(written) if written else "")
+
+    def settings(self) -> dict[str, object]:
+        """The options read into the values the agent's constructor takes."""
+        own = OPTIONS.get(self.name, {})
+        return {key: own[key](value) for key, value in self.options}
 
     def build(self, seat: int, seed: int | None = None) -> AgentBase:
         """A fresh agent of this kind for `seat`."""
@@ -67,7 +108,7 @@ class AgentSpec:
         except ModuleNotFoundError as exc:
             raise ValueError(f"Agent {self.name!r} is not available: {exc}.") from exc
         agent_class: type[AgentBase] = getattr(module, class_name)
-        return agent_class(seat, seed, self.budget)
+        return agent_class(seat, seed, self.budget, **self.settings())
 
 
 def make_agent(spec: str, seat: int, seed: int | None = None) -> AgentBase:

@@ -46,7 +46,7 @@ import time
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from multiprocessing.context import BaseContext
 from types import TracebackType
 from typing import Any, TypeVar
@@ -109,7 +109,7 @@ def _build(spec: str, seat: int, seed: int, thinking_s: float) -> AgentBase:
     parsed = AgentSpec.parse(spec)
     budget = parsed.budget
     seconds = thinking_s if budget.seconds is None else min(budget.seconds, thinking_s)
-    return AgentSpec(parsed.name, Budget(budget.iterations, seconds)).build(seat, seed)
+    return replace(parsed, budget=Budget(budget.iterations, seconds)).build(seat, seed)
 
 
 def worker_act(spec: str, view: PlayerView, seed: int, thinking_s: float) -> Action:

@@ -115,12 +115,33 @@ def test_budgets_and_the_text_report(capsys: pytest.CaptureFixture[str]) -> None
     assert report["pool"]["selfish"] == "selfish:iterations=5,seconds=0.5"
 
 
+def test_a_labelled_entry_plays_the_same_agent_as_a_second_pool_member(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # An A/B in the same games: "b=selfish" is a second Selfish with its own budget.
+    args = ["--pool", "random,selfish,b=selfish", "--budget", "b:iterations=3"]
+    report = _run(capsys, *args, "--games", "30", "--seed", "4")
+    assert report["pool"] == {
+        "random": "random",
+        "selfish": "selfish",
+        "b": "selfish:iterations=3",
+    }
+    planned = [plan_game(4, i, (5, 10), list(report["pool"].values())) for i in range(30)]
+    for label, spec in report["pool"].items():
+        seats = sum(setup.specs.count(spec) for setup in planned)
+        assert report["agents"][label]["played"] == seats > 0
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--pool", "random,nobody"], "Unknown agent 'nobody'"),
         (["--pool", "random,ghost"], "Agent 'ghost' is not available"),
         (["--pool", "random", "--budget", "selfish:seconds=1"], "not in the pool"),
+        (["--pool", "random,selfish,selfish"], "'selfish' is in the pool twice"),
+        (["--pool", "selfish,b=selfish"], "Two labels of the pool play the same spec"),
+        (["--pool", "b=nobody"], "Unknown agent 'nobody'"),
+        (["--pool", "b=selfish", "--budget", "b:wild=0.5"], "unknown option 'wild'"),
         (["--pool", "random", "--players", "4-7"], "--players must lie within 5-10"),
         (["--pool", "random", "--players", "seven"], "--players takes a count"),
         (["--pool", "random", "--games", "0"], "at least 1"),

@@ -1,0 +1,89 @@
+"""Agent specs: budgets and each agent's own options, parsed, written back and built."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.behaviour import FITTED_PATH, default_behaviour, load_behaviour, save_behaviour
+from agents.belief_agent import BeliefAgent
+from agents.belief_ismcts import DEFAULT_WILD, BeliefISMCTSAgent
+from agents.registry import AgentSpec, make_agent
+from agents.service import _build, worker_act
+from engine import Game
+
+
+@pytest.fixture
+def fit_file(tmp_path: Path) -> Path:
+    """A behaviour fit unlike the shipped one: the hand-set defaults, for every count."""
+    path = tmp_path / "fit.json"
+    by_players = {n: default_behaviour(n) for n in range(5, 11)}
+    save_behaviour(by_players, default_behaviour(), {"note": "test"}, path)
+    shipped = load_behaviour(7)
+    assert not np.array_equal(shipped.vote_ja, load_behaviour(7, path).vote_ja)
+    return path
+
+
+def test_options_parse_and_write_back(fit_file: Path) -> None:
+    text = f"belief-ismcts:iterations=50,wild=0.7,fit={fit_file}"
+    spec = AgentSpec.parse(text)
+    assert spec.budget.iterations == 50
+    assert spec.options == (("wild", "0.7"), ("fit", str(fit_file)))
+    assert str(spec) == text and AgentSpec.parse(str(spec)) == spec
+    assert spec.settings() == {"wild": 0.7, "fit": fit_file.resolve()}
+    assert str(AgentSpec.parse("belief-ismcts:seconds=2")) == "belief-ismcts:seconds=2"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("belief-ismcts:wild=1.5", "a share lies between 0 and 1"),
+        ("belief-ismcts:wild=lots", "could not convert"),
+        ("belief-ismcts:fit=/no/such/fit.json", "no behaviour fit at /no/such/fit.json"),
+        ("ismcts:wild=0.5", "unknown option 'wild'"),  # options belong to their agent
+        ("random:fit=x.json", "unknown option 'fit'"),
+    ],
+)
+def test_bad_options_are_refused_with_the_reason(text: str, reason: str) -> None:
+    with pytest.raises(ValueError, match="Bad agent option") as error:
+        AgentSpec.parse(text)
+    assert reason in str(error.value) and text in str(error.value)
+
+
+def test_built_agents_use_their_options(fit_file: Path) -> None:
+    game = Game(7, seed=3)
+    seat = game.awaiting()[0]
+    view = game.view(seat)
+    variant = make_agent(f"belief-ismcts:iterations=20,wild=0.7,fit={fit_file}", seat, 1)
+    shipped = make_agent("belief-ismcts:iterations=20", seat, 1)
+    assert isinstance(variant, BeliefISMCTSAgent) and isinstance(shipped, BeliefISMCTSAgent)
+    variant.act(view)
+    shipped.act(view)
+    assert variant.wild == 0.7 and shipped.wild == DEFAULT_WILD
+    assert variant.belief is not None and variant.table is not None
+    assert variant.belief.behaviour is load_behaviour(7, fit_file.resolve())
+    assert variant.table.behaviour is variant.belief.behaviour
+    assert shipped.belief is not None and shipped.belief.behaviour is load_behaviour(7)
+    assert FITTED_PATH.exists()  # the shipped fit is a file, so the two really differ
+
+    heuristic = make_agent(f"belief:fit={fit_file}", seat, 1)
+    assert isinstance(heuristic, BeliefAgent)
+    heuristic.act(view)
+    assert heuristic.belief is not None
+    assert heuristic.belief.behaviour is load_behaviour(7, fit_file.resolve())
+
+
+def test_a_worker_rebuilds_the_agent_with_its_options(fit_file: Path) -> None:
+    # The service's workers rebuild agents from the spec string: the options must
+    # survive the seconds cap it adds, or the worker would play the shipped agent.
+    game = Game(6, seed=5)
+    seat = game.awaiting()[0]
+    view = game.view(seat)
+    spec = f"belief-ismcts:iterations=30,wild=0.9,fit={fit_file}"
+    assert worker_act(spec, view, 4, 5.0) == make_agent(spec, seat, 4).act(view)
+    rebuilt = _build(spec, seat, 4, 5.0)
+    assert isinstance(rebuilt, BeliefISMCTSAgent)
+    assert rebuilt.wild == 0.9 and rebuilt.fit == fit_file.resolve()
+    assert rebuilt.budget.seconds == 5.0 and rebuilt.budget.iterations == 30
