@@ -29,6 +29,7 @@ Conventions shared by every table:
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
@@ -38,6 +39,8 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import Role
+
+log = logging.getLogger(__name__)
 
 Table = npt.NDArray[np.float64]
 
@@ -402,6 +405,8 @@ def load_behaviour(players: int, path: Path | None = None) -> Behaviour:
 def _load(players: int, path: str) -> Behaviour:
     file = Path(path)
     if not file.exists():
+        # Only a broken install loses the shipped fit; say so rather than play worse quietly.
+        log.warning("No behaviour fit at %s: the beliefs use the hand-set defaults.", file)
         return default_behaviour(players)
     data = json.loads(file.read_text())
     by_players = data.get("by_players", {})
