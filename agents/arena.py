@@ -10,7 +10,7 @@ Everything about game `i` (player count, agents, seed) is derived from the run s
 
     python -m agents.arena --pool random,selfish --games 2000 --seed 1
     python -m agents.arena --players 7 --pool random,ismcts --budget ismcts:iterations=1000
-    python -m agents.arena --pool random,belief-ismcts,wild=belief-ismcts --budget wild:wild=0.7
+    python -m agents.arena --pool random,belief-ismcts,b=belief-ismcts --budget b:wild=0.7
 """
 
 from __future__ import annotations
