@@ -86,6 +86,33 @@ class AgentSpec:
             raise ValueError(f"Budgets must be positive in {text!r}.")
         return cls(name, Budget(iterations, seconds), tuple(options.items()))
 
+    @classmethod
+    def salvage(cls, text: str, fallback: str) -> tuple[AgentSpec, str | None]:
+        """The spec of `text`, dropping options that no longer read; else `fallback`.
+
+        For specs stored with a game: a fit file removed since, or an agent renamed,
+        must not leave a resumed seat without a usable agent. Returns the spec and, when
+        anything was dropped or replaced, a reason for the log (None when it read as is).
+        """
+        try:
+            return cls.parse(text), None
+        except ValueError as exc:
+            reason = str(exc)
+        name, _, written = text.strip().partition(":")
+        kept = []
+        for item in filter(None, (o.strip() for o in written.split(","))):
+            try:
+                cls.parse(f"{name}:{item}")
+            except ValueError:
+                continue
+            kept.append(item)
+        for candidate in (name + (":" + ",".join(kept) if kept else ""), fallback):
+            try:
+                return cls.parse(candidate), reason
+            except ValueError:
+                continue
+        return cls("random"), reason  # always there, and never fails
+
     def __str__(self) -> str:
         written = []
         if self.budget.iterations is not None:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents.registry import AgentSpec
 from engine import STANDARD, Game, RecordError, Variant
 
 from .agent_port import AgentPort, InProcessAgents
@@ -176,15 +177,20 @@ class SessionManager:
 
     def resume(self, stored: StoredGame, frontend: Frontend | None = None) -> GameSession:
         """Build (not start) the session of a stored running game by replaying it."""
+        options = SessionOptions.from_dict(stored.options)
+        seats = [
+            SeatInfo(s.seat, s.name, s.user_id, self._playable(stored.id, s, options))
+            for s in stored.seats
+        ]
         session = GameSession.resume(
             stored.id,
             stored.record,
-            [SeatInfo(s.seat, s.name, s.user_id, s.agent) for s in stored.seats],
+            seats,
             deadline=stored.deadline,
             frontend=frontend or self.frontend,
             agents=self.agents,
             store=self.store,
-            options=SessionOptions.from_dict(stored.options),
+            options=options,
             guild_id=stored.guild_id,
             channel_id=stored.channel_id,
             clock=self.clock,
@@ -192,6 +198,23 @@ class SessionManager:
         )
         self._register(session)
         return session
+
+    @staticmethod
+    def _playable(game_id: int, seat: SeatRecord, options: SessionOptions) -> str | None:
+        """The seat's stored agent spec, mended if it no longer reads (see `salvage`)."""
+        if seat.agent is None:
+            return None
+        spec, reason = AgentSpec.salvage(seat.agent, options.substitute_spec)
+        if reason is not None:
+            log.warning(
+                "game %d seat %d: stored agent %r no longer reads (%s); playing %s",
+                game_id,
+                seat.seat,
+                seat.agent,
+                reason,
+                spec,
+            )
+        return str(spec)
 
     async def shutdown(self) -> None:
         """Stop every session without ending its game (they resume on the next start)."""

@@ -87,3 +87,15 @@ def test_a_worker_rebuilds_the_agent_with_its_options(fit_file: Path) -> None:
     assert isinstance(rebuilt, BeliefISMCTSAgent)
     assert rebuilt.wild == 0.9 and rebuilt.fit == fit_file.resolve()
     assert rebuilt.budget.seconds == 5.0 and rebuilt.budget.iterations == 30
+
+
+def test_salvage_drops_only_what_no_longer_reads(fit_file: Path) -> None:
+    stored = f"belief-ismcts:iterations=50,wild=0.7,fit={fit_file}"
+    assert AgentSpec.salvage(stored, "selfish") == (AgentSpec.parse(stored), None)
+    fit_file.unlink()  # the host removed the fit since the game was stored
+    spec, reason = AgentSpec.salvage(stored, "selfish")
+    assert spec == AgentSpec.parse("belief-ismcts:iterations=50,wild=0.7")
+    assert reason is not None and "no behaviour fit" in reason
+    # An agent that is gone altogether: the fallback, and if that is bad too, random.
+    assert AgentSpec.salvage("oracle:iterations=5", "selfish")[0] == AgentSpec("selfish")
+    assert AgentSpec.salvage("oracle", "oracle")[0] == AgentSpec("random")

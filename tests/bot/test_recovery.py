@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from agents.behaviour import FITTED_PATH as BEHAVIOUR_FIT
 from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
 from bot.ports import PromptKind
@@ -229,3 +230,34 @@ async def test_a_deadline_missed_while_down_gets_a_grace_period(db_dir: Path) ->
         assert prompt.deadline == expected
         await restarted.shutdown()
         await store.close()
+
+
+async def test_a_seat_whose_stored_agent_no_longer_reads_resumes_playable(
+    db_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    fit = tmp_path / "fit.json"
+    fit.write_bytes(BEHAVIOUR_FIT.read_bytes())
+    path = db_dir / "fit.db"
+    store = await Storage.open(path)
+    manager = SessionManager(store, FakeFrontend())  # nobody answers: the game waits
+    session = await manager.create(
+        members(4),
+        players=5,
+        fill_with_ai=True,
+        ai_spec=f"belief:fit={fit}",
+        seed=3,
+        options=UNTIMED,
+    )
+    await manager.shutdown()
+    await store.close()
+    fit.unlink()  # removed while the bot was down
+
+    store = await Storage.open(path)
+    fake = FakeFrontend(answer=scripted)
+    [resumed] = await SessionManager(store, fake).recover()
+    assert resumed.table.seats[4].agent == "belief"  # the default fit, not a dead seat
+    assert "no longer reads" in caplog.text
+    await asyncio.wait_for(resumed.wait(), 60)
+    assert resumed.game.is_over and resumed.failure is None
+    assert session.game_id == resumed.game_id
+    await store.close()
