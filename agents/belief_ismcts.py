@@ -50,6 +50,7 @@ from .carelessness import Carelessness
 from .claiming import claim_for
 from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
 from .ismcts import DEFAULT_EXPLORATION, Node, SOISMCTSAgent
+from .mo_search import mo_tree_iterate
 from .model_search import model_tree_iterate
 from .playouts import TableModel, play_model
 
@@ -156,8 +157,9 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
     behaviour fit file for the beliefs instead of the shipped one), and switches
     for ablations: `belief_sampling` (False: uniform determinizations), `model_playouts`
     (False: uniformly random playouts) and `model_tree` (False: SO-ISMCTS's tree, every
-    seat's decisions chosen by UCB). Without a budget a decision runs `DEFAULT_ITERATIONS`
-    iterations.
+    seat's decisions chosen by UCB). `mo_tree` (an experiment, off by default) gives
+    every other seat a tree of its own, keyed by what it observes (`agents.mo_search`).
+    Without a budget a decision runs `DEFAULT_ITERATIONS` iterations.
     """
 
     name: ClassVar[str] = "belief-ismcts"
@@ -176,11 +178,13 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         wild: float = DEFAULT_WILD,
         learn_wild: bool = False,
         fit: Path | None = None,
+        mo_tree: bool = False,
     ) -> None:
         super().__init__(seat, seed, budget, exploration=exploration, variant=variant)
         self.belief_sampling = belief_sampling
         self.model_playouts = model_playouts
         self.model_tree = model_tree
+        self.mo_tree = mo_tree  # other seats search trees of their own (`agents.mo_search`)
         self.wild = wild
         self.learn_wild = learn_wild
         self.fit = fit  # a behaviour fit file for both beliefs; None: the shipped fit
@@ -270,7 +274,8 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         """Search only this seat's decisions; the others follow the model in the tree too."""
         if not self.model_tree or self.model is None:
             return super()._iterate(root, sampler, rng, iterations, deadline)
-        return model_tree_iterate(
+        iterate = mo_tree_iterate if self.mo_tree else model_tree_iterate
+        return iterate(
             root,
             sampler,
             rng,
