@@ -2,11 +2,12 @@
 
     python bench/ismcts_bench.py --players 10 --iterations 10000 --decisions 30 --seed 1
         [--json] [--mix balanced|natural] [--exploration 0.7] [--profile]
-        [--agent ismcts|belief-ismcts]
+        [--agent ismcts|belief-ismcts] [--options wild=0.7,mo_tree=1]
 
 `--agent belief-ismcts` times our agent as the bot's worker runs it: a fresh agent
 reads the whole view (both beliefs updated with every event), then searches; the
-timing covers both.
+timing covers both. `--options` sets its own options as an agent spec writes them
+(`agents.registry.OPTIONS`), to time a variant from main.
 
 Positions come from seeded games of Selfish players (game i is dealt from seed S + i):
 every decision with two or more distinct options is a candidate (any voter's, in a
@@ -30,10 +31,12 @@ import random
 import statistics
 import time
 from collections import defaultdict
+from collections.abc import Mapping
 
 from agents.base import Budget
 from agents.belief_ismcts import BeliefISMCTSAgent
 from agents.ismcts import SOISMCTSAgent
+from agents.registry import AgentSpec
 from agents.selfish import SelfishAgent
 from engine import Game, Phase, PlayerView
 
@@ -82,13 +85,17 @@ def time_decisions(
     seed: int,
     exploration: float,
     agent_name: str = "ismcts",
+    options: Mapping[str, object] | None = None,
 ) -> list[tuple[Phase, float, float, int]]:
     """(kind of decision, wall seconds, CPU seconds, iterations run) per view's search."""
     out = []
     kind = BeliefISMCTSAgent if agent_name == "belief-ismcts" else SOISMCTSAgent
+    settings = dict(options or {})
     for view in views:
         assert view.seat is not None
-        agent = kind(view.seat, seed, Budget(iterations=iterations), exploration=exploration)
+        agent = kind(
+            view.seat, seed, Budget(iterations=iterations), exploration=exploration, **settings
+        )
         rng = agent.rng(view)
         start, cpu = time.perf_counter(), time.process_time()
         agent.observe(view)  # belief-ISMCTS reads the events; SO-ISMCTS keeps nothing
@@ -123,17 +130,26 @@ def main(argv: list[str] | None = None) -> None:
         help="positions in turn per kind of decision, or as often as games ask them",
     )
     parser.add_argument("--agent", choices=("ismcts", "belief-ismcts"), default="ismcts")
+    parser.add_argument(
+        "--options", default="", help="the agent's own options, e.g. wild=0.7,mo_tree=1"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON line")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top lines")
     args = parser.parse_args(argv)
     if args.decisions < 1 or args.iterations < 1:
         parser.error("--decisions and --iterations must be positive")
 
+    try:
+        options = AgentSpec.parse(f"{args.agent}:{args.options}").settings()
+    except ValueError as exc:
+        parser.error(str(exc))
     views = collect_positions(args.players, args.decisions, args.seed, args.mix)
     profiler = cProfile.Profile() if args.profile else None
     if profiler is not None:
         profiler.enable()
-    timings = time_decisions(views, args.iterations, args.seed, args.exploration, args.agent)
+    timings = time_decisions(
+        views, args.iterations, args.seed, args.exploration, args.agent, options
+    )
     if profiler is not None:
         profiler.disable()
 
@@ -145,6 +161,7 @@ def main(argv: list[str] | None = None) -> None:
         by_phase[phase.value].append(s)
     figures = {
         "agent": args.agent,
+        "options": args.options,
         "players": args.players,
         "iterations": args.iterations,
         "median_s": round(statistics.median(seconds), 4),

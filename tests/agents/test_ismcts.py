@@ -13,7 +13,7 @@ import math
 import random
 import sys
 from collections.abc import Iterator
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from itertools import pairwise
 from pathlib import Path
 from types import ModuleType
@@ -442,3 +442,14 @@ def test_bench_times_belief_ismcts_too() -> None:
         _bench().main(args.split())
     data = json.loads(out.getvalue())
     assert data["agent"] == "belief-ismcts" and data["decisions"] == 3 and data["median_s"] > 0
+
+
+def test_bench_times_a_variant_from_its_options() -> None:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        args = "--players 5 --iterations 20 --decisions 2 --json --agent belief-ismcts"
+        _bench().main([*args.split(), "--options", "wild=0.7,mo_tree=1"])
+    data = json.loads(out.getvalue())
+    assert data["options"] == "wild=0.7,mo_tree=1" and data["decisions"] == 2
+    with pytest.raises(SystemExit), redirect_stderr(io.StringIO()):
+        _bench().main(["--agent", "ismcts", "--options", "wild=0.7"])  # not its option
