@@ -12,13 +12,13 @@ import logging
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agents.registry import AgentSpec
 from engine import STANDARD, Game, RecordError, Variant
 
-from .agent_port import AgentPort, InProcessAgents
+from .agent_port import AgentPort, InProcessAgents, default_substitute
 from .frontends import bind_frontend
 from .ports import Frontend, SeatInfo
 from .session import GameSession, SessionOptions
@@ -177,7 +177,7 @@ class SessionManager:
 
     def resume(self, stored: StoredGame, frontend: Frontend | None = None) -> GameSession:
         """Build (not start) the session of a stored running game by replaying it."""
-        options = SessionOptions.from_dict(stored.options)
+        options = self._mended(stored.id, SessionOptions.from_dict(stored.options))
         seats = [
             SeatInfo(s.seat, s.name, s.user_id, self._playable(stored.id, s, options))
             for s in stored.seats
@@ -198,6 +198,24 @@ class SessionManager:
         )
         self._register(session)
         return session
+
+    @staticmethod
+    def _mended(game_id: int, options: SessionOptions) -> SessionOptions:
+        """The options with their substitute agent mended if it no longer reads."""
+        if options.substitute is None:
+            return options
+        fallback = default_substitute(options.ai_budget_s)
+        spec, reason = AgentSpec.salvage(options.substitute, fallback)
+        if reason is None:
+            return options
+        log.warning(
+            "game %d: stored substitute %r no longer reads (%s); playing %s",
+            game_id,
+            options.substitute,
+            reason,
+            spec,
+        )
+        return replace(options, substitute=str(spec))
 
     @staticmethod
     def _playable(game_id: int, seat: SeatRecord, options: SessionOptions) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -246,7 +247,7 @@ async def test_a_seat_whose_stored_agent_no_longer_reads_resumes_playable(
         fill_with_ai=True,
         ai_spec=f"belief:fit={fit}",
         seed=3,
-        options=UNTIMED,
+        options=replace(UNTIMED, substitute=f"belief:fit={fit}"),
     )
     await manager.shutdown()
     await store.close()
@@ -256,6 +257,7 @@ async def test_a_seat_whose_stored_agent_no_longer_reads_resumes_playable(
     fake = FakeFrontend(answer=scripted)
     [resumed] = await SessionManager(store, fake).recover()
     assert resumed.table.seats[4].agent == "belief"  # the default fit, not a dead seat
+    assert resumed.options.substitute == "belief"  # who takes over for a missing human
     assert "no longer reads" in caplog.text
     await asyncio.wait_for(resumed.wait(), 60)
     assert resumed.game.is_over and resumed.failure is None
