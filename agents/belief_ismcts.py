@@ -50,7 +50,6 @@ from .carelessness import Carelessness
 from .claiming import claim_for
 from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
 from .ismcts import DEFAULT_EXPLORATION, Node, SOISMCTSAgent
-from .mo_search import mo_tree_iterate
 from .model_search import model_tree_iterate
 from .playouts import TableModel, play_model
 
@@ -274,8 +273,7 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         """Search only this seat's decisions; the others follow the model in the tree too."""
         if not self.model_tree or self.model is None:
             return super()._iterate(root, sampler, rng, iterations, deadline)
-        iterate = mo_tree_iterate if self.mo_tree else model_tree_iterate
-        return iterate(
+        return model_tree_iterate(
             root,
             sampler,
             rng,
@@ -285,6 +283,7 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
             iterations,
             deadline,
             time.perf_counter,
+            {} if self.mo_tree else None,
         )
 
     def decide(self, view: PlayerView, rng: random.Random) -> Action:

@@ -37,6 +37,7 @@ from engine.fastsim import DISCARD, ENACT, VETO_REPLY, VOTE, FastGame
 
 from .determinize import Sampler
 from .ismcts import _LIBERALS_WON, Node, _ucb_tables, select
+from .mo_search import Forest, back_up, decide, observers, tell, tree_ballots, witness
 from .playouts import ModelPlayers, TableModel, play_model
 
 _HAND_PHASES = (DISCARD, ENACT, VETO_REPLY)
@@ -58,11 +59,14 @@ def model_tree_iterate(
     iterations: int | None,
     deadline: float | None,
     clock: Callable[[], float],
+    forest: Forest | None = None,
 ) -> int:
     """Play paired determinizations from `root` until a limit; return the games played.
 
     A determinization costs one game per root move, and only whole rounds are played:
     with k root moves, `iterations` runs floor(iterations / k) rounds (at least one).
+    With a `forest` (an experiment, `agents.mo_search`), every other seat also chooses
+    by a tree of its own, kept there, until its first untried move.
     """
     size = min(iterations or 4096, 1 << 20) + 2
     done = 0
@@ -80,7 +84,7 @@ def model_tree_iterate(
         for move in moves:
             dice = random.Random(seed)
             copy = game.clone()
-            won = _descend(root, move, copy, dice, model, model_playouts, bonus, root_inv)
+            won = _descend(root, move, copy, dice, model, model_playouts, bonus, root_inv, forest)
             done += 1
             root.avail[move] += 1
             root.visits[move] += 1
@@ -97,12 +101,15 @@ def _descend(
     model_playouts: bool,
     bonus: list[float],
     root_inv: list[float],
+    forest: Forest | None,
 ) -> bool:
     """Play `first` at the root, then down the tree and out; back up; True if won."""
     me = root.seat
     width = len(root.visits)
     rand = dice.random
     players = ModelPlayers(game, model, rand, me)
+    # Other seats' own trees (empty without a forest: every check below is then cheap).
+    others = observers(game, me, root, forest) if forest is not None else []
     node = root
     move = first
     untried = 0
@@ -113,11 +120,19 @@ def _descend(
             move, untried = select(node, root_moves(game), rand, bonus, root_inv)
             path.append((node, move))
         if game.phase == VOTE:
+            if others:
+                tree_ballots(game, others, rand, bonus, root_inv)
             game.votes[me] = bool(move)
             players.fill_ballots(game, rand)
             seen = [game.count_votes()]
+            if others:
+                tell(others, -1, seen[0])
         else:
-            seen = [move << 3 | game.step(move)]
+            phase = game.phase
+            outcome = game.step(move)
+            seen = [move << 3 | outcome]
+            if others:
+                witness(others, game, phase, me, move, outcome)
         if untried:
             break  # expanded: the playout finishes the game
         # Everyone else, by the model, until the searcher decides again.
@@ -126,15 +141,24 @@ def _descend(
             if phase == VOTE:
                 if game.alive[me] and me not in game.votes:
                     break
+                if others:
+                    tree_ballots(game, others, rand, bonus, root_inv)
                 players.fill_ballots(game, rand)
                 seen.append(game.count_votes())
+                if others:
+                    tell(others, -1, seen[-1])
                 continue
-            if game.to_move() == me:
+            mover = game.to_move()
+            if mover == me:
                 break
-            other = players.move(game, rand)
+            other = decide(others, mover, game, rand, bonus, root_inv) if others else -1
+            if other < 0:
+                other = players.move(game, rand)
             outcome = game.step(other)
             # Another seat's discard is private: only its effects are seen later.
             seen.append(outcome if phase == DISCARD else (other << 3 | outcome) + 64)
+            if others:
+                witness(others, game, phase, mover, other, outcome)
         if game.reason is not None:
             break
         phase = game.phase
@@ -152,9 +176,12 @@ def _descend(
             reason = play_model(game, dice, model, players=players)
         else:
             reason = game.play_random(dice)
-    won = (game.roles[me] == 0) is _LIBERALS_WON[reason]
+    liberals_won = _LIBERALS_WON[reason]
+    won = (game.roles[me] == 0) is liberals_won
     for node, move in path:
         node.visits[move] += 1
         if won:
             node.wins[move] += 1
+    if others:
+        back_up(others, game.roles, liberals_won)
     return won

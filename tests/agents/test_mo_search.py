@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from agents.base import Budget
 from agents.belief_ismcts import BeliefISMCTSAgent
 from agents.ismcts import Node
-from agents.mo_search import Forest, mo_tree_iterate
+from agents.mo_search import Forest
+from agents.model_search import model_tree_iterate
 from agents.playouts import FASCIST, HITLER, LIBERAL
 from agents.registry import AgentSpec
 from agents.selfish import SelfishAgent
@@ -38,7 +39,7 @@ def test_other_seats_search_trees_keyed_by_their_own_knowledge() -> None:
         sampler = searcher.make_sampler(view)
         assert searcher.model is not None
         forest: Forest = {}
-        done = mo_tree_iterate(
+        done = model_tree_iterate(
             root,
             sampler,
             random.Random(1),
