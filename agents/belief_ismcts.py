@@ -50,6 +50,7 @@ from .carelessness import Carelessness
 from .claiming import claim_for
 from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
 from .ismcts import DEFAULT_EXPLORATION, Node, SOISMCTSAgent
+from .mo_search import Forest
 from .model_search import model_tree_iterate
 from .playouts import TableModel, play_model
 
@@ -157,7 +158,8 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
     for ablations: `belief_sampling` (False: uniform determinizations), `model_playouts`
     (False: uniformly random playouts) and `model_tree` (False: SO-ISMCTS's tree, every
     seat's decisions chosen by UCB). `mo_tree` (an experiment, off by default) gives
-    every other seat a tree of its own, keyed by what it observes (`agents.mo_search`).
+    every other seat a tree of its own, keyed by what it observes (`agents.mo_search`;
+    it needs the model tree).
     Without a budget a decision runs `DEFAULT_ITERATIONS` iterations.
     """
 
@@ -283,7 +285,7 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
             iterations,
             deadline,
             time.perf_counter,
-            {} if self.mo_tree else None,
+            Forest() if self.mo_tree else None,
         )
 
     def decide(self, view: PlayerView, rng: random.Random) -> Action:

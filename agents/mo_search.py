@@ -6,8 +6,9 @@ decisions are the same paired root and UCB tree, but every other seat also keeps
 tree of its own, keyed by what *that* seat observes (Cowling, Powley and Whitehouse's
 MO-ISMCTS): its role and, when it knows it, its team; its own moves and hands; its own
 investigations' results; public outcomes; never another seat's discard. While a seat's
-tree has statistics it chooses by UCB1 in it; from its first untried move on it plays
-by the opponent model, as everyone does in the playout.
+tree has statistics it chooses by UCB1 in it; from its first untried move on, and
+once the searcher's own descent ends, it plays by the opponent model, as everyone does
+in the playout.
 
 Unlike SO-ISMCTS, a seat's tree is split by the role it holds in the determinization,
 so a seat does not pool its play as a Liberal with its play as a Fascist. Unlike the
@@ -23,14 +24,66 @@ from collections.abc import Callable
 
 from engine.fastsim import DISCARD, ENACT, INVESTIGATE, VETO_REPLY, FastGame
 
-from .ismcts import Node, select
+from .ismcts import Node
 from .playouts import FASCIST, HITLER, LIBERAL
 
 _HAND_PHASES = (DISCARD, ENACT, VETO_REPLY)
 _BALLOTS = (1, 0)
 
-# Another seat's tree root, per (seat, role, the team it knows or None).
-Forest = dict[tuple[int, int, tuple[int, ...] | None], Node]
+
+class Forest:
+    """Every other seat's tree for one decision, per (seat, role, the team it knows).
+
+    The searcher's root is paired: each determinization is played once per root move
+    from the same dice. For that to stay a fair comparison the other seats must choose
+    alike in every copy until what they see differs, so their trees are frozen during
+    a round: choices read the statistics as they stood at its start, and the round's
+    counts (`pending`) are added by `settle` once all its copies are played.
+    """
+
+    __slots__ = ("pending", "trees")
+
+    def __init__(self) -> None:
+        self.trees: dict[tuple[int, int, tuple[int, ...] | None], Node] = {}
+        # (node, move, the moves legal there, won) of the round being played
+        self.pending: list[tuple[Node, int, tuple[int, ...], bool]] = []
+
+    def walkers(self, game: FastGame, me: int, width: int) -> list[Observer | None]:
+        """Every other living seat's walk, from its tree for what it knows here."""
+        roles = game.roles
+        team = tuple(s for s, r in enumerate(roles) if r != LIBERAL)
+        walkers: list[Observer | None] = []
+        for seat, role in enumerate(roles):
+            if seat == me or not game.alive[seat]:
+                walkers.append(None)
+                continue
+            knows = role == FASCIST or (role == HITLER and game.players <= 6)
+            key = (seat, role, team if knows else None)
+            tree = self.trees.get(key)
+            if tree is None:
+                tree = self.trees[key] = Node(seat, width)
+            walkers.append(Observer(tree))
+        return walkers
+
+    def back_up(self, others: list[Observer | None], roles: list[int], liberals: bool) -> None:
+        """Hold each other seat's moves with its team's result (`liberals`: they won)."""
+        pending = self.pending
+        for walker in others:
+            if walker is None or not walker.path:
+                continue
+            won = (roles[walker.path[0][0].seat] == LIBERAL) is liberals
+            pending.extend((node, move, moves, won) for node, move, moves in walker.path)
+
+    def settle(self) -> None:
+        """Add the round's counts to the trees (as `agents.ismcts.select` would have)."""
+        for node, move, moves, won in self.pending:
+            avail = node.avail
+            for m in moves:
+                avail[m] += 1
+            node.visits[move] += 1
+            if won:
+                node.wins[move] += 1
+        self.pending.clear()
 
 
 class Observer:
@@ -42,7 +95,7 @@ class Observer:
     def __init__(self, node: Node) -> None:
         self.node: Node | None = node
         self.seen: list[int] = []
-        self.path: list[tuple[Node, int]] = []
+        self.path: list[tuple[Node, int, tuple[int, ...]]] = []
 
     def decide(
         self,
@@ -63,29 +116,42 @@ class Observer:
         child = node.children.get(key)
         if child is None:
             child = node.children[key] = Node(node.seat, len(node.visits))
-        move, untried = select(child, moves, rand, bonus, root_inv)
-        self.path.append((child, move))
+        move, untried = _choose(child, moves, rand, bonus, root_inv)
+        self.path.append((child, move, moves))
         self.node = None if untried else child
         self.seen = []
         return move
 
 
-def observers(game: FastGame, me: int, root: Node, forest: Forest) -> list[Observer | None]:
-    """Every other seat's tree for its information in this determinization."""
-    roles = game.roles
-    team = tuple(s for s, r in enumerate(roles) if r != LIBERAL)
-    walkers: list[Observer | None] = []
-    for seat, role in enumerate(roles):
-        if seat == me or not game.alive[seat]:
-            walkers.append(None)
-            continue
-        knows = role == FASCIST or (role == HITLER and game.players <= 6)
-        key = (seat, role, team if knows else None)
-        tree = forest.get(key)
-        if tree is None:
-            tree = forest[key] = Node(seat, len(root.visits))
-        walkers.append(Observer(tree))
-    return walkers
+def _choose(
+    node: Node,
+    moves: tuple[int, ...],
+    rand: Callable[[], float],
+    bonus: list[float],
+    root_inv: list[float],
+) -> tuple[int, int]:
+    """`agents.ismcts.select` on the node as it stood at the round's start: the same
+    choice and random draws, without counting anything (`Forest.settle` does)."""
+    visits = node.visits
+    untried = sum(1 for m in moves if not visits[m])
+    if untried:
+        pick = int(rand() * untried) if untried > 1 else 0
+        for m in moves:
+            if not visits[m]:
+                if not pick:
+                    return m, untried
+                pick -= 1
+    wins = node.wins
+    avail = node.avail
+    best = -1.0
+    move = moves[0]
+    for m in moves:
+        n = visits[m]
+        score = wins[m] / n + bonus[avail[m] + 1] * root_inv[n]
+        if score > best:
+            best = score
+            move = m
+    return move, 0
 
 
 def tree_ballots(
@@ -110,18 +176,6 @@ def tell(others: list[Observer | None], mover: int, code: int, hidden: int = -1)
         if walker is None or walker.node is None:
             continue
         walker.seen.append(code if hidden < 0 or seat == mover else hidden)
-
-
-def back_up(others: list[Observer | None], roles: list[int], liberals_won: bool) -> None:
-    """Score every other seat's moves: 1 where its team (in this game) won."""
-    for walker in others:
-        if walker is None or not walker.path:
-            continue
-        won = (roles[walker.path[0][0].seat] == LIBERAL) is liberals_won
-        for node, move in walker.path:
-            node.visits[move] += 1
-            if won:
-                node.wins[move] += 1
 
 
 def decide(

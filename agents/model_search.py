@@ -37,7 +37,7 @@ from engine.fastsim import DISCARD, ENACT, VETO_REPLY, VOTE, FastGame
 
 from .determinize import Sampler
 from .ismcts import _LIBERALS_WON, Node, _ucb_tables, select
-from .mo_search import Forest, back_up, decide, observers, tell, tree_ballots, witness
+from .mo_search import Forest, decide, tell, tree_ballots, witness
 from .playouts import ModelPlayers, TableModel, play_model
 
 _HAND_PHASES = (DISCARD, ENACT, VETO_REPLY)
@@ -89,6 +89,8 @@ def model_tree_iterate(
             root.avail[move] += 1
             root.visits[move] += 1
             root.wins[move] += won
+        if forest is not None:
+            forest.settle()  # after the round, so that its copies stay paired
     return done
 
 
@@ -109,7 +111,7 @@ def _descend(
     rand = dice.random
     players = ModelPlayers(game, model, rand, me)
     # Other seats' own trees (empty without a forest: every check below is then cheap).
-    others = observers(game, me, root, forest) if forest is not None else []
+    others = forest.walkers(game, me, width) if forest is not None else []
     node = root
     move = first
     untried = 0
@@ -182,6 +184,6 @@ def _descend(
         node.visits[move] += 1
         if won:
             node.wins[move] += 1
-    if others:
-        back_up(others, game.roles, liberals_won)
+    if forest is not None:
+        forest.back_up(others, game.roles, liberals_won)
     return won

@@ -32,10 +32,13 @@ def _share(text: str) -> float:
 
 
 def _fit_file(text: str) -> Path:
-    path = Path(text).expanduser()
-    if not path.is_file():
-        raise ValueError(f"no behaviour fit at {text}")
-    return path.resolve()
+    try:
+        path = Path(text).expanduser()
+        if path.is_file():
+            return path.resolve()
+    except (OSError, RuntimeError) as exc:  # an unreadable folder, an unknown ~user
+        raise ValueError(f"cannot read a behaviour fit at {text} ({exc})") from exc
+    raise ValueError(f"no behaviour fit at {text}")
 
 
 def _flag(text: str) -> bool:
@@ -93,17 +96,24 @@ class AgentSpec:
         return cls(name, Budget(iterations, seconds), tuple(options.items()))
 
     @classmethod
-    def salvage(cls, text: str, fallback: str) -> tuple[AgentSpec, str | None]:
+    def salvage(
+        cls, text: str, fallback: str, usable: Callable[[str], bool] = lambda name: True
+    ) -> tuple[AgentSpec, str | None]:
         """The spec of `text`, dropping options that no longer read; else `fallback`.
 
-        For specs stored with a game: a fit file removed since, or an agent renamed,
-        must not leave a resumed seat without a usable agent. Returns the spec and, when
-        anything was dropped or replaced, a reason for the log (None when it read as is).
+        For specs stored with a game: a fit file removed since, or an agent renamed or
+        no longer importable (`usable(name)` is False), must not leave a resumed seat
+        without a working agent. Returns the spec and, when anything was dropped or
+        replaced, a reason for the log (None when it read as is).
         """
         try:
-            return cls.parse(text), None
+            spec = cls.parse(text)
         except ValueError as exc:
             reason = str(exc)
+        else:
+            if usable(spec.name):
+                return spec, None
+            reason = f"agent {spec.name!r} is not available"
         name, _, written = text.strip().partition(":")
         kept = []
         for item in filter(None, (o.strip() for o in written.split(","))):
@@ -114,9 +124,11 @@ class AgentSpec:
             kept.append(item)
         for candidate in (name + (":" + ",".join(kept) if kept else ""), fallback):
             try:
-                return cls.parse(candidate), reason
+                spec = cls.parse(candidate)
             except ValueError:
                 continue
+            if usable(spec.name):
+                return spec, reason
         return cls("random"), reason  # always there, and never fails
 
     def __str__(self) -> str:

@@ -140,9 +140,12 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--decisions and --iterations must be positive")
 
     try:
-        options = AgentSpec.parse(f"{args.agent}:{args.options}").settings()
+        spec = AgentSpec.parse(f"{args.agent}:{args.options}")
     except ValueError as exc:
         parser.error(str(exc))
+    if spec.budget != Budget():
+        parser.error("--options takes the agent's own options; the budget is --iterations")
+    options = spec.settings()
     views = collect_positions(args.players, args.decisions, args.seed, args.mix)
     profiler = cProfile.Profile() if args.profile else None
     if profiler is not None:

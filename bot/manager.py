@@ -18,7 +18,7 @@ from typing import Any
 from agents.registry import AgentSpec
 from engine import STANDARD, Game, RecordError, Variant
 
-from .agent_port import AgentPort, InProcessAgents, default_substitute
+from .agent_port import AgentPort, InProcessAgents, available, default_substitute
 from .frontends import bind_frontend
 from .ports import Frontend, SeatInfo
 from .session import GameSession, SessionOptions
@@ -202,10 +202,10 @@ class SessionManager:
     @staticmethod
     def _mended(game_id: int, options: SessionOptions) -> SessionOptions:
         """The options with their substitute agent mended if it no longer reads."""
-        if options.substitute is None:
+        if not options.substitute:
             return options
         fallback = default_substitute(options.ai_budget_s)
-        spec, reason = AgentSpec.salvage(options.substitute, fallback)
+        spec, reason = AgentSpec.salvage(options.substitute, fallback, available)
         if reason is None:
             return options
         log.warning(
@@ -222,16 +222,17 @@ class SessionManager:
         """The seat's stored agent spec, mended if it no longer reads (see `salvage`)."""
         if seat.agent is None:
             return None
-        spec, reason = AgentSpec.salvage(seat.agent, options.substitute_spec)
-        if reason is not None:
-            log.warning(
-                "game %d seat %d: stored agent %r no longer reads (%s); playing %s",
-                game_id,
-                seat.seat,
-                seat.agent,
-                reason,
-                spec,
-            )
+        spec, reason = AgentSpec.salvage(seat.agent, options.substitute_spec, available)
+        if reason is None:
+            return seat.agent  # as stored, byte for byte
+        log.warning(
+            "game %d seat %d: stored agent %r no longer reads (%s); playing %s",
+            game_id,
+            seat.seat,
+            seat.agent,
+            reason,
+            spec,
+        )
         return str(spec)
 
     async def shutdown(self) -> None:

@@ -453,3 +453,5 @@ def test_bench_times_a_variant_from_its_options() -> None:
     assert data["options"] == "wild=0.7,mo_tree=1" and data["decisions"] == 2
     with pytest.raises(SystemExit), redirect_stderr(io.StringIO()):
         _bench().main(["--agent", "ismcts", "--options", "wild=0.7"])  # not its option
+    with pytest.raises(SystemExit), redirect_stderr(io.StringIO()):
+        _bench().main(["--agent", "ismcts", "--options", "iterations=5"])  # a budget

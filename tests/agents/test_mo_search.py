@@ -1,21 +1,23 @@
 """Multiple-observer trees (agents.mo_search): every other seat searches a tree of its
-own, keyed by what it knows; play stays legal and deterministic."""
+own, keyed by what it knows; the root stays paired; play stays legal and deterministic."""
 
 from __future__ import annotations
 
+import copy
 import random
 import time
 from collections.abc import Iterator
 
 from agents.base import Budget
 from agents.belief_ismcts import BeliefISMCTSAgent
-from agents.ismcts import Node
-from agents.mo_search import Forest
-from agents.model_search import model_tree_iterate
+from agents.ismcts import Node, _ucb_tables, select
+from agents.mo_search import Forest, Observer, _choose, witness
+from agents.model_search import _descend, model_tree_iterate, root_moves
 from agents.playouts import FASCIST, HITLER, LIBERAL
 from agents.registry import AgentSpec
 from agents.selfish import SelfishAgent
 from engine import Game
+from engine.fastsim import DISCARD, INVESTIGATE, FastGame
 from tests.agents.test_belief_ismcts import positions
 
 
@@ -38,7 +40,7 @@ def test_other_seats_search_trees_keyed_by_their_own_knowledge() -> None:
         root = Node(view.seat, max(view.players, 3))
         sampler = searcher.make_sampler(view)
         assert searcher.model is not None
-        forest: Forest = {}
+        forest = Forest()
         done = model_tree_iterate(
             root,
             sampler,
@@ -52,18 +54,97 @@ def test_other_seats_search_trees_keyed_by_their_own_knowledge() -> None:
             forest,
         )
         assert sum(root.visits) == done and 300 - len(root.tried()) < done <= 300
-        for (seat, role, team), tree in forest.items():
+        assert not forest.pending  # every round settled
+        for (seat, role, team), tree in forest.trees.items():
             assert seat != view.seat and role in (LIBERAL, FASCIST, HITLER)
-            # Only a seat that knows its team keys its tree by it.
+            # A seat that knows its team (a Fascist; Hitler at 5-6) keys its tree by all of it.
             knows = role == FASCIST or (role == HITLER and view.players <= 6)
             assert (team is not None) is knows
-            assert team is None or seat in team
+            assert team is None or (seat in team and len(team) == (view.players - 1) // 2)
             assert all(node.seat == seat for node in _nodes(tree))
             for node in _nodes(tree):
-                for child in node.children.values():
-                    assert sum(child.visits) <= sum(node.visits) or node is tree
+                assert all(node.visits[m] <= node.avail[m] for m in range(len(node.visits)))
             grown += sum(sum(c.visits) for c in tree.children.values()) > 0
     assert grown > 10  # other seats did decide in their trees
+
+
+def test_a_round_leaves_the_trees_alone_so_copies_stay_paired() -> None:
+    """Two copies of one determinization with the same root move and dice must play the
+    very same game: the other seats' trees may not learn in the middle of a round."""
+    checked = 0
+    for view in positions(8, seed=33):
+        assert view.seat is not None
+        searcher = _agent(view.seat, 10)
+        searcher.observe(view)
+        sampler = searcher.make_sampler(view)
+        model = searcher.model
+        assert model is not None
+        rng = random.Random(2)
+        bonus, root_inv = _ucb_tables(0.7, 4096)
+        forest = Forest()
+        for _ in range(30):  # some rounds first, so that the trees hold statistics
+            game = sampler.game(rng)
+            seed = rng.getrandbits(64)
+            move = root_moves(game)[0]
+            runs = []
+            for _copy in range(2):
+                played = game.clone()
+                # A fresh root each time: the same root move shares the searcher's subtree.
+                root = Node(view.seat, max(view.players, 3))
+                won = _descend(
+                    root, move, played, random.Random(seed), model, True, bonus, root_inv, forest
+                )
+                runs.append((won, played.reason, played.liberal_policies, len(forest.pending)))
+            assert runs[0][:3] == runs[1][:3]
+            assert runs[1][3] == 2 * runs[0][3]  # the same choices, held twice
+            forest.settle()
+        checked += 1
+    assert checked == 8
+
+
+def test_choose_is_select_without_counting() -> None:
+    rng = random.Random(4)
+    bonus, root_inv = _ucb_tables(0.7, 4096)
+    for _ in range(300):
+        node = Node(0, 6)
+        for m in range(6):
+            node.visits[m] = rng.choice((0, 1, 5, 40))
+            node.wins[m] = rng.randint(0, node.visits[m])
+            node.avail[m] = node.visits[m] + rng.randint(0, 30)
+        moves = tuple(sorted(rng.sample(range(6), rng.randint(1, 6))))
+        before = copy.deepcopy((node.visits, node.wins, node.avail))
+        chosen = _choose(node, moves, random.Random(7).random, bonus, root_inv)
+        assert (node.visits, node.wins, node.avail) == before
+        assert chosen == select(node, moves, random.Random(7).random, bonus, root_inv)
+
+
+def test_what_each_seat_sees_of_a_move() -> None:
+    tree = Node(0, 5)
+    others: list[Observer | None] = [None, Observer(tree), Observer(tree), Observer(tree), None]
+    fast = FastGame.from_game(Game(5, seed=1))  # only its roles are read
+    witness(others, fast, DISCARD, 1, 1, 0)  # seat 1 discards a Fascist tile
+    assert [w.seen for w in others if w is not None] == [[(1 << 3) + 64], [0], [0]]
+    witness(others, fast, INVESTIGATE, 2, 3, 0)  # seat 2 investigates seat 3
+    party = int(fast.roles[3] != LIBERAL)
+    seen = [w.seen for w in others if w is not None]
+    assert seen[1] == [0, (3 << 3) + 64, party]  # the investigator alone learns the party
+    assert seen[0][-1] == seen[2][-1] == (3 << 3) + 64
+
+
+def test_each_seat_is_scored_for_its_own_team() -> None:
+    forest = Forest()
+    liberal, fascist = Node(1, 5), Node(2, 5)
+    walkers: list[Observer | None] = [None, Observer(liberal), Observer(fascist)]
+    for walker, node in ((walkers[1], liberal), (walkers[2], fascist)):
+        assert walker is not None
+        walker.path.append((node, 3, (0, 3)))
+    roles = [LIBERAL, LIBERAL, FASCIST]
+    forest.back_up(walkers, roles, liberals=False)  # the Fascists won
+    assert liberal.visits[3] == 0  # held until the round is over
+    forest.settle()
+    assert (liberal.visits[3], liberal.wins[3]) == (1, 0)
+    assert (fascist.visits[3], fascist.wins[3]) == (1, 1)
+    assert fascist.avail[0] == fascist.avail[3] == 1 and not forest.pending
 
 
 def test_legal_and_deterministic_in_whole_games() -> None:

@@ -99,3 +99,13 @@ def test_salvage_drops_only_what_no_longer_reads(fit_file: Path) -> None:
     # An agent that is gone altogether: the fallback, and if that is bad too, random.
     assert AgentSpec.salvage("oracle:iterations=5", "selfish")[0] == AgentSpec("selfish")
     assert AgentSpec.salvage("oracle", "oracle")[0] == AgentSpec("random")
+    # An agent that reads but no longer imports (a missing dependency): the fallback.
+    spec, reason = AgentSpec.salvage("belief:seconds=2", "selfish", lambda n: n != "belief")
+    assert spec == AgentSpec("selfish") and reason == "agent 'belief' is not available"
+    assert AgentSpec.salvage("selfish", "belief", lambda n: n != "belief") == (
+        AgentSpec("selfish"),
+        None,
+    )
+    # A fit path that cannot even be checked is a reason, not a crash.
+    with pytest.raises(ValueError, match="behaviour fit"):
+        AgentSpec.parse("belief:fit=~no_such_user_here/fit.json")
