@@ -205,35 +205,15 @@ class SessionManager:
         if not options.substitute:
             return options
         fallback = default_substitute(options.ai_budget_s)
-        spec, reason = AgentSpec.salvage(options.substitute, fallback, available)
-        if reason is None:
-            return options
-        log.warning(
-            "game %d: stored substitute %r no longer reads (%s); playing %s",
-            game_id,
-            options.substitute,
-            reason,
-            spec,
-        )
-        return replace(options, substitute=str(spec))
+        mended = _mend(game_id, "substitute", options.substitute, fallback)
+        return options if mended == options.substitute else replace(options, substitute=mended)
 
     @staticmethod
     def _playable(game_id: int, seat: SeatRecord, options: SessionOptions) -> str | None:
-        """The seat's stored agent spec, mended if it no longer reads (see `salvage`)."""
+        """The seat's stored agent spec, mended if it no longer reads."""
         if seat.agent is None:
             return None
-        spec, reason = AgentSpec.salvage(seat.agent, options.substitute_spec, available)
-        if reason is None:
-            return seat.agent  # as stored, byte for byte
-        log.warning(
-            "game %d seat %d: stored agent %r no longer reads (%s); playing %s",
-            game_id,
-            seat.seat,
-            seat.agent,
-            reason,
-            spec,
-        )
-        return str(spec)
+        return _mend(game_id, f"seat {seat.seat}", seat.agent, options.substitute_spec)
 
     async def shutdown(self) -> None:
         """Stop every session without ending its game (they resume on the next start)."""
@@ -260,3 +240,20 @@ class SessionManager:
 
 def _record(seat: SeatInfo) -> SeatRecord:
     return SeatRecord(seat.seat, seat.name, seat.user_id, seat.agent)
+
+
+def _mend(game_id: int, where: str, spec: str, fallback: str) -> str:
+    """`spec` as stored if it still reads and imports, else what `AgentSpec.salvage`
+    makes of it (logged: specs and reasons only, nothing private)."""
+    mended, reason = AgentSpec.salvage(spec, fallback, available)
+    if reason is None:
+        return spec  # as stored, byte for byte
+    log.warning(
+        "game %d %s: stored agent %r no longer reads (%s); playing %s",
+        game_id,
+        where,
+        spec,
+        reason,
+        mended,
+    )
+    return str(mended)
