@@ -4,6 +4,7 @@ own, keyed by what it knows; the root stays paired; play stays legal and determi
 from __future__ import annotations
 
 import copy
+import hashlib
 import random
 import time
 from collections.abc import Iterator
@@ -169,3 +170,46 @@ def test_the_spec_switches_it_on() -> None:
     agent = AgentSpec.parse("belief-ismcts:iterations=10,mo_tree=1").build(0, 1)
     assert isinstance(agent, BeliefISMCTSAgent) and agent.mo_tree
     assert not AgentSpec.parse("belief-ismcts").build(0, 1).mo_tree  # type: ignore[attr-defined]
+
+
+def _dump(node: Node) -> tuple[object, ...]:
+    children = tuple((key, _dump(child)) for key, child in sorted(node.children.items()))
+    return (node.seat, tuple(node.visits), tuple(node.wins), tuple(node.avail), children)
+
+
+def _searched(with_forest: bool) -> str:
+    """A digest of every statistic that 600 iterations on 12 positions leave in the
+    searcher's tree and, with a forest, in every other seat's tree."""
+    out = []
+    for i, view in enumerate(positions(12, seed=57)):
+        assert view.seat is not None
+        agent = _agent(view.seat, 600)
+        agent.observe(view)
+        sampler = agent.make_sampler(view)
+        assert agent.model is not None
+        root = Node(view.seat, max(view.players, 3))
+        forest = Forest() if with_forest else None
+        model_tree_iterate(
+            root,
+            sampler,
+            random.Random(i),
+            agent.model,
+            True,
+            0.7,
+            600,
+            None,
+            time.perf_counter,
+            forest,
+        )
+        trees = sorted(forest.trees.items(), key=repr) if forest is not None else []
+        out.append((_dump(root), tuple((key, _dump(tree)) for key, tree in trees)))
+    return hashlib.sha256(repr(out).encode()).hexdigest()
+
+
+def test_the_search_is_the_one_the_arena_measured() -> None:
+    """Pinned statistics, so that speed work cannot change a decision unnoticed: the
+    multiple-observer run of seeds 401-443 (bench/results/README.md) was played on
+    commit e74cd99, and its figures stand for later code only while this holds. A
+    change meant to alter the search updates the digests and says so in the results."""
+    assert _searched(True) == "630e3765f0861ae7c354972edcdc752d3f149ab50349a4b1464888c3d15b6603"
+    assert _searched(False) == "f2c72a888d7101cf375d69a771298b5891a10c37c0d3e862f25d87c30ee9559b"
