@@ -20,9 +20,9 @@ their statistics are thin: whether that pays is what the arena measures
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from engine.fastsim import DISCARD, ENACT, INVESTIGATE, VETO_REPLY, FastGame
+from engine.fastsim import DISCARD, ENACT, INVESTIGATE, VETO_REPLY, VOTE, FastGame
 
 from .ismcts import Node
 from .playouts import FASCIST, HITLER, LIBERAL
@@ -41,48 +41,58 @@ class Forest:
     counts (`pending`) are added by `settle` once all its copies are played.
     """
 
-    __slots__ = ("pending", "trees")
+    __slots__ = ("pending", "trees", "walking")
 
     def __init__(self) -> None:
         self.trees: dict[tuple[int, int, tuple[int, ...] | None], Node] = {}
-        # (node, move, the moves legal there, won) of the round being played
-        self.pending: list[tuple[Node, int, tuple[int, ...], bool]] = []
+        # each walk of the round being played, (node, move, moves legal there), and won
+        self.pending: list[tuple[list[tuple[Node, int, tuple[int, ...]]], bool]] = []
+        self.walking: list[Observer] = []  # the walks of the game being played
 
     def walkers(self, game: FastGame, me: int, width: int) -> list[Observer | None]:
-        """Every other living seat's walk, from its tree for what it knows here."""
+        """Every other living seat's walk, from its tree for what it knows here.
+
+        A walk that leaves its tree is taken out of the list (and the list emptied once
+        all have left), so that the rest of the game costs what the model alone costs;
+        `walking` keeps them all for `back_up`.
+        """
         roles = game.roles
         team = tuple(s for s, r in enumerate(roles) if r != LIBERAL)
+        alive = game.alive
+        knowing = game.players <= 6
+        trees = self.trees
         walkers: list[Observer | None] = []
         for seat, role in enumerate(roles):
-            if seat == me or not game.alive[seat]:
+            if seat == me or not alive[seat]:
                 walkers.append(None)
                 continue
-            knows = role == FASCIST or (role == HITLER and game.players <= 6)
+            knows = role == FASCIST or (knowing and role == HITLER)
             key = (seat, role, team if knows else None)
-            tree = self.trees.get(key)
+            tree = trees.get(key)
             if tree is None:
-                tree = self.trees[key] = Node(seat, width)
+                tree = trees[key] = Node(seat, width)
             walkers.append(Observer(tree))
+        self.walking = [w for w in walkers if w is not None]
         return walkers
 
-    def back_up(self, others: list[Observer | None], roles: list[int], liberals: bool) -> None:
-        """Hold each other seat's moves with its team's result (`liberals`: they won)."""
+    def back_up(self, walks: Sequence[Observer | None], roles: list[int], liberals: bool) -> None:
+        """Hold each walk's moves with its seat's team result (`liberals`: they won)."""
         pending = self.pending
-        for walker in others:
+        for walker in walks:
             if walker is None or not walker.path:
                 continue
-            won = (roles[walker.path[0][0].seat] == LIBERAL) is liberals
-            pending.extend((node, move, moves, won) for node, move, moves in walker.path)
+            pending.append((walker.path, (roles[walker.seat] == LIBERAL) is liberals))
 
     def settle(self) -> None:
         """Add the round's counts to the trees (as `agents.ismcts.select` would have)."""
-        for node, move, moves, won in self.pending:
-            avail = node.avail
-            for m in moves:
-                avail[m] += 1
-            node.visits[move] += 1
-            if won:
-                node.wins[move] += 1
+        for path, won in self.pending:
+            for node, move, moves in path:
+                avail = node.avail
+                for m in moves:
+                    avail[m] += 1
+                node.visits[move] += 1
+                if won:
+                    node.wins[move] += 1
         self.pending.clear()
 
 
@@ -90,9 +100,10 @@ class Observer:
     """Another seat's walk down its own tree during one game: where it is, what it
     saw since its last decision, and the moves it chose (for the back-up)."""
 
-    __slots__ = ("node", "path", "seen")
+    __slots__ = ("node", "path", "seat", "seen")
 
     def __init__(self, node: Node) -> None:
+        self.seat = node.seat
         self.node: Node | None = node
         self.seen: list[int] = []
         self.path: list[tuple[Node, int, tuple[int, ...]]] = []
@@ -109,17 +120,53 @@ class Observer:
         node = self.node
         assert node is not None
         seen = self.seen
-        seen.append(game.phase)
-        if game.phase in _HAND_PHASES:
+        phase = game.phase
+        seen.append(phase)
+        if phase in _HAND_PHASES:
             seen.append(game.hand_fascists)
         key = hash(tuple(seen))
+        self.seen = []
         child = node.children.get(key)
         if child is None:
+            # A new node: every move is untried, so `_choose` would draw among all.
             child = node.children[key] = Node(node.seat, len(node.visits))
+            move = moves[int(rand() * len(moves))] if len(moves) > 1 else moves[0]
+            self.path.append((child, move, moves))
+            self.node = None
+            return move
         move, untried = _choose(child, moves, rand, bonus, root_inv)
         self.path.append((child, move, moves))
         self.node = None if untried else child
+        return move
+
+    def ballot(self, rand: Callable[[], float], bonus: list[float], root_inv: list[float]) -> int:
+        """`decide` in a vote (most of the decisions): the same choice, spelt out for two
+        moves, Ja (1) before Nein (0), because it runs for every voter in every vote."""
+        node = self.node
+        assert node is not None
+        seen = self.seen
+        seen.append(VOTE)
+        key = hash(tuple(seen))
         self.seen = []
+        child = node.children.get(key)
+        if child is None:
+            child = node.children[key] = Node(node.seat, len(node.visits))
+            self.node = None
+            move = int(rand() * 2 < 1)  # (Ja, Nein)[int(rand() * 2)]
+        else:
+            visits = child.visits
+            ja, nein = visits[1], visits[0]
+            if ja and nein:
+                self.node = child
+                wins = child.wins
+                avail = child.avail
+                nein_score = wins[0] / nein + bonus[avail[0] + 1] * root_inv[nein]
+                move = int(wins[1] / ja + bonus[avail[1] + 1] * root_inv[ja] >= nein_score)
+            else:
+                self.node = None
+                # the untried ballot, or a draw between both as `_choose` makes it
+                move = int(not ja) if ja or nein else int(rand() * 2 < 1)
+        self.path.append((child, move, _BALLOTS))
         return move
 
 
@@ -133,14 +180,10 @@ def _choose(
     """`agents.ismcts.select` on the node as it stood at the round's start: the same
     choice and random draws, without counting anything (`Forest.settle` does)."""
     visits = node.visits
-    untried = sum(1 for m in moves if not visits[m])
+    untried = [m for m in moves if not visits[m]]
     if untried:
-        pick = int(rand() * untried) if untried > 1 else 0
-        for m in moves:
-            if not visits[m]:
-                if not pick:
-                    return m, untried
-                pick -= 1
+        count = len(untried)
+        return (untried[int(rand() * count)] if count > 1 else untried[0]), count
     wins = node.wins
     avail = node.avail
     best = -1.0
@@ -163,19 +206,29 @@ def tree_ballots(
 ) -> None:
     """The ballots of the living seats still in their trees (the model casts the rest)."""
     votes = game.votes
+    left = False
     for seat in game.voters():
         walker = others[seat]
-        if walker is not None and walker.node is not None and seat not in votes:
-            votes[seat] = bool(walker.decide(game, _BALLOTS, rand, bonus, root_inv))
+        if walker is not None and seat not in votes:
+            votes[seat] = bool(walker.ballot(rand, bonus, root_inv))
+            if walker.node is None:
+                others[seat] = None
+                left = True
+    if left and not any(others):
+        others.clear()
 
 
 def tell(others: list[Observer | None], mover: int, code: int, hidden: int = -1) -> None:
     """What every other seat in its tree sees of a move: all of it, except that a
     president's discard shows only its `hidden` part to the others."""
+    if hidden < 0:
+        for walker in others:
+            if walker is not None:
+                walker.seen.append(code)
+        return
     for seat, walker in enumerate(others):
-        if walker is None or walker.node is None:
-            continue
-        walker.seen.append(code if hidden < 0 or seat == mover else hidden)
+        if walker is not None:
+            walker.seen.append(code if seat == mover else hidden)
 
 
 def decide(
@@ -188,9 +241,14 @@ def decide(
 ) -> int:
     """`mover`'s move from its own tree, or -1 when it is out of it (the model plays)."""
     walker = others[mover]
-    if walker is None or walker.node is None:
+    if walker is None:
         return -1
-    return walker.decide(game, game.legal_moves(), rand, bonus, root_inv)
+    move = walker.decide(game, game.legal_moves(), rand, bonus, root_inv)
+    if walker.node is None:
+        others[mover] = None
+        if not any(others):
+            others.clear()
+    return move
 
 
 def witness(
@@ -199,5 +257,5 @@ def witness(
     """Tell every other seat what it saw of `mover`'s move (made in `phase`)."""
     tell(others, mover, (move << 3 | outcome) + 64, outcome if phase == DISCARD else -1)
     walker = others[mover]
-    if phase == INVESTIGATE and walker is not None and walker.node is not None:
+    if phase == INVESTIGATE and walker is not None:
         walker.seen.append(int(game.roles[move] != LIBERAL))  # only the investigator learns it

@@ -185,5 +185,5 @@ def _descend(
         if won:
             node.wins[move] += 1
     if forest is not None:
-        forest.back_up(others, game.roles, liberals_won)
+        forest.back_up(forest.walking, game.roles, liberals_won)
     return won
