@@ -41,13 +41,14 @@ class Forest:
     counts (`pending`) are added by `settle` once all its copies are played.
     """
 
-    __slots__ = ("pending", "trees", "walking")
+    __slots__ = ("log", "pending", "trees", "walking")
 
     def __init__(self) -> None:
         self.trees: dict[tuple[int, int, tuple[int, ...] | None], Node] = {}
         # each walk of the round being played, (node, move, moves legal there), and won
         self.pending: list[tuple[list[tuple[Node, int, tuple[int, ...]]], bool]] = []
         self.walking: list[Observer] = []  # the walks of the game being played
+        self.log: list[int] = []  # what every seat saw of the game being played
 
     def walkers(self, game: FastGame, me: int, width: int) -> list[Observer | None]:
         """Every other living seat's walk, from its tree for what it knows here.
@@ -61,6 +62,7 @@ class Forest:
         alive = game.alive
         knowing = game.players <= 6
         trees = self.trees
+        self.log = log = []
         walkers: list[Observer | None] = []
         for seat, role in enumerate(roles):
             if seat == me or not alive[seat]:
@@ -71,7 +73,7 @@ class Forest:
             tree = trees.get(key)
             if tree is None:
                 tree = trees[key] = Node(seat, width)
-            walkers.append(Observer(tree))
+            walkers.append(Observer(tree, log))
         self.walking = [w for w in walkers if w is not None]
         return walkers
 
@@ -98,15 +100,27 @@ class Forest:
 
 class Observer:
     """Another seat's walk down its own tree during one game: where it is, what it
-    saw since its last decision, and the moves it chose (for the back-up)."""
+    saw since its last decision, and the moves it chose (for the back-up).
 
-    __slots__ = ("node", "path", "seat", "seen")
+    What it saw is the game's public `log` from `since` on, after a private `head`:
+    its own discard, which the others see only in part, or its investigation's result.
+    (One log for all, rather than a list per seat, because most of what a seat sees
+    is what everyone sees.)
+    """
 
-    def __init__(self, node: Node) -> None:
+    __slots__ = ("head", "log", "node", "path", "seat", "since")
+
+    def __init__(self, node: Node, log: list[int] | None = None) -> None:
         self.seat = node.seat
         self.node: Node | None = node
-        self.seen: list[int] = []
+        self.log: list[int] = [] if log is None else log
+        self.head: tuple[int, ...] = ()
+        self.since = 0
         self.path: list[tuple[Node, int, tuple[int, ...]]] = []
+
+    def seen(self) -> list[int]:
+        """What this seat saw since its last decision."""
+        return [*self.head, *self.log[self.since :]]
 
     def decide(
         self,
@@ -119,13 +133,14 @@ class Observer:
         """UCB1 at the node for what this seat saw; after an untried move, leave the tree."""
         node = self.node
         assert node is not None
-        seen = self.seen
+        log = self.log
         phase = game.phase
-        seen.append(phase)
         if phase in _HAND_PHASES:
-            seen.append(game.hand_fascists)
-        key = hash(tuple(seen))
-        self.seen = []
+            key = hash((*self.head, *log[self.since :], phase, game.hand_fascists))
+        else:
+            key = hash((*self.head, *log[self.since :], phase))
+        self.head = ()
+        self.since = len(log)  # the next entry is this move
         child = node.children.get(key)
         if child is None:
             # A new node: every move is untried, so `_choose` would draw among all.
@@ -144,10 +159,10 @@ class Observer:
         moves, Ja (1) before Nein (0), because it runs for every voter in every vote."""
         node = self.node
         assert node is not None
-        seen = self.seen
-        seen.append(VOTE)
-        key = hash(tuple(seen))
-        self.seen = []
+        log = self.log
+        key = hash((*self.head, *log[self.since :], VOTE))
+        self.head = ()
+        self.since = len(log)  # the next entry is the vote's result
         child = node.children.get(key)
         if child is None:
             child = node.children[key] = Node(node.seat, len(node.visits))
@@ -218,19 +233,6 @@ def tree_ballots(
         others.clear()
 
 
-def tell(others: list[Observer | None], mover: int, code: int, hidden: int = -1) -> None:
-    """What every other seat in its tree sees of a move: all of it, except that a
-    president's discard shows only its `hidden` part to the others."""
-    if hidden < 0:
-        for walker in others:
-            if walker is not None:
-                walker.seen.append(code)
-        return
-    for seat, walker in enumerate(others):
-        if walker is not None:
-            walker.seen.append(code if seat == mover else hidden)
-
-
 def decide(
     others: list[Observer | None],
     mover: int,
@@ -252,10 +254,23 @@ def decide(
 
 
 def witness(
-    others: list[Observer | None], game: FastGame, phase: int, mover: int, move: int, outcome: int
+    others: list[Observer | None],
+    log: list[int],
+    game: FastGame,
+    phase: int,
+    mover: int,
+    move: int,
+    outcome: int,
 ) -> None:
-    """Tell every other seat what it saw of `mover`'s move (made in `phase`)."""
-    tell(others, mover, (move << 3 | outcome) + 64, outcome if phase == DISCARD else -1)
-    walker = others[mover]
-    if phase == INVESTIGATE and walker is not None:
-        walker.seen.append(int(game.roles[move] != LIBERAL))  # only the investigator learns it
+    """Log what every seat saw of `mover`'s move (made in `phase`): all of it, except
+    that a president's discard shows others only its outcome, and only the
+    investigator learns the party it investigated."""
+    code = (move << 3 | outcome) + 64
+    walker = others[mover] if phase in (DISCARD, INVESTIGATE) else None
+    if walker is not None:
+        # the mover's private view: what it saw so far, then its whole move
+        walker.head = (*walker.seen(), code)
+        if phase == INVESTIGATE:
+            walker.head += (int(game.roles[move] != LIBERAL),)
+        walker.since = len(log) + 1
+    log.append(outcome if phase == DISCARD else code)

@@ -37,7 +37,7 @@ from engine.fastsim import DISCARD, ENACT, VETO_REPLY, VOTE, FastGame
 
 from .determinize import Sampler
 from .ismcts import _LIBERALS_WON, Node, _ucb_tables, select
-from .mo_search import Forest, decide, tell, tree_ballots, witness
+from .mo_search import Forest, decide, tree_ballots, witness
 from .playouts import ModelPlayers, TableModel, play_model
 
 _HAND_PHASES = (DISCARD, ENACT, VETO_REPLY)
@@ -112,6 +112,7 @@ def _descend(
     players = ModelPlayers(game, model, rand, me)
     # Other seats' own trees (empty without a forest: every check below is then cheap).
     others = forest.walkers(game, me, width) if forest is not None else []
+    log = forest.log if forest is not None else []  # what all of them saw
     node = root
     move = first
     untried = 0
@@ -128,13 +129,13 @@ def _descend(
             players.fill_ballots(game, rand)
             seen = [game.count_votes()]
             if others:
-                tell(others, -1, seen[0])
+                log.append(seen[0])
         else:
             phase = game.phase
             outcome = game.step(move)
             seen = [move << 3 | outcome]
             if others:
-                witness(others, game, phase, me, move, outcome)
+                witness(others, log, game, phase, me, move, outcome)
         if untried:
             break  # expanded: the playout finishes the game
         # Everyone else, by the model, until the searcher decides again.
@@ -148,7 +149,7 @@ def _descend(
                 players.fill_ballots(game, rand)
                 seen.append(game.count_votes())
                 if others:
-                    tell(others, -1, seen[-1])
+                    log.append(seen[-1])
                 continue
             mover = game.to_move()
             if mover == me:
@@ -160,7 +161,7 @@ def _descend(
             # Another seat's discard is private: only its effects are seen later.
             seen.append(outcome if phase == DISCARD else (other << 3 | outcome) + 64)
             if others:
-                witness(others, game, phase, mover, other, outcome)
+                witness(others, log, game, phase, mover, other, outcome)
         if game.reason is not None:
             break
         phase = game.phase

@@ -4,6 +4,7 @@ own, keyed by what it knows; the root stays paired; play stays legal and determi
 from __future__ import annotations
 
 import copy
+import gc
 import hashlib
 import random
 import time
@@ -11,7 +12,7 @@ from collections.abc import Iterator
 
 from agents.base import Budget
 from agents.belief_ismcts import BeliefISMCTSAgent
-from agents.ismcts import Node, _ucb_tables, select
+from agents.ismcts import Node, SOISMCTSAgent, _ucb_tables, gc_paused, select
 from agents.mo_search import Forest, Observer, _choose, witness
 from agents.model_search import _descend, model_tree_iterate, root_moves
 from agents.playouts import FASCIST, HITLER, LIBERAL
@@ -121,15 +122,17 @@ def test_choose_is_select_without_counting() -> None:
 
 def test_what_each_seat_sees_of_a_move() -> None:
     tree = Node(0, 5)
-    others: list[Observer | None] = [None, Observer(tree), Observer(tree), Observer(tree), None]
+    log: list[int] = []
+    others: list[Observer | None] = [None] + [Observer(tree, log) for _ in range(3)] + [None]
     fast = FastGame.from_game(Game(5, seed=1))  # only its roles are read
-    witness(others, fast, DISCARD, 1, 1, 0)  # seat 1 discards a Fascist tile
-    assert [w.seen for w in others if w is not None] == [[(1 << 3) + 64], [0], [0]]
-    witness(others, fast, INVESTIGATE, 2, 3, 0)  # seat 2 investigates seat 3
+    witness(others, log, fast, DISCARD, 1, 1, 0)  # seat 1 discards a Fascist tile
+    assert [w.seen() for w in others if w is not None] == [[(1 << 3) + 64], [0], [0]]
+    witness(others, log, fast, INVESTIGATE, 2, 3, 0)  # seat 2 investigates seat 3
     party = int(fast.roles[3] != LIBERAL)
-    seen = [w.seen for w in others if w is not None]
+    seen = [w.seen() for w in others if w is not None]
     assert seen[1] == [0, (3 << 3) + 64, party]  # the investigator alone learns the party
     assert seen[0][-1] == seen[2][-1] == (3 << 3) + 64
+    assert seen[0] == [(1 << 3) + 64, (3 << 3) + 64] and seen[2] == [0, (3 << 3) + 64]
 
 
 def test_each_seat_is_scored_for_its_own_team() -> None:
@@ -213,3 +216,30 @@ def test_the_search_is_the_one_the_arena_measured() -> None:
     change meant to alter the search updates the digests and says so in the results."""
     assert _searched(True) == "630e3765f0861ae7c354972edcdc752d3f149ab50349a4b1464888c3d15b6603"
     assert _searched(False) == "f2c72a888d7101cf375d69a771298b5891a10c37c0d3e862f25d87c30ee9559b"
+
+
+def test_searches_pause_the_cycle_collector_and_leave_it_nothing() -> None:
+    """`gc_paused` is safe only because a search builds no reference cycle: whatever a
+    search leaves unreachable is freed by reference counting, not left for gc."""
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()  # a caller's own pause is kept
+        for view in positions(3, seed=9):
+            assert view.seat is not None
+            for agent in (
+                _agent(view.seat, 400),
+                BeliefISMCTSAgent(view.seat, 5, Budget(iterations=400)),
+                SOISMCTSAgent(view.seat, 5, Budget(iterations=400)),
+            ):
+                agent.observe(view)
+                gc.collect()
+                agent.search(view, random.Random(1))
+                assert gc.collect() == 0
+    finally:
+        gc.enable()
