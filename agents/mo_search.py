@@ -62,7 +62,10 @@ class Forest:
         alive = game.alive
         knowing = game.players <= 6
         trees = self.trees
-        self.log = log = []
+        log: list[int] = []
+        walking: list[Observer] = []
+        self.log = log
+        self.walking = walking
         walkers: list[Observer | None] = []
         for seat, role in enumerate(roles):
             if seat == me or not alive[seat]:
@@ -73,8 +76,9 @@ class Forest:
             tree = trees.get(key)
             if tree is None:
                 tree = trees[key] = Node(seat, width)
-            walkers.append(Observer(tree, log))
-        self.walking = [w for w in walkers if w is not None]
+            walker = Observer(tree, log)
+            walkers.append(walker)
+            walking.append(walker)
         return walkers
 
     def back_up(self, walks: Sequence[Observer | None], roles: list[int], liberals: bool) -> None:
@@ -90,8 +94,12 @@ class Forest:
         for path, won in self.pending:
             for node, move, moves in path:
                 avail = node.avail
-                for m in moves:
-                    avail[m] += 1
+                if moves is _BALLOTS:  # most of them
+                    avail[0] += 1
+                    avail[1] += 1
+                else:
+                    for m in moves:
+                        avail[m] += 1
                 node.visits[move] += 1
                 if won:
                     node.wins[move] += 1
@@ -108,10 +116,11 @@ class Observer:
     is what everyone sees.)
     """
 
-    __slots__ = ("head", "log", "node", "path", "seat", "since")
+    __slots__ = ("head", "log", "node", "path", "seat", "since", "width")
 
     def __init__(self, node: Node, log: list[int] | None = None) -> None:
         self.seat = node.seat
+        self.width = len(node.visits)  # of a node for any decision but a ballot
         self.node: Node | None = node
         self.log: list[int] = [] if log is None else log
         self.head: tuple[int, ...] = ()
@@ -135,16 +144,17 @@ class Observer:
         assert node is not None
         log = self.log
         phase = game.phase
+        head = self.head
         if phase in _HAND_PHASES:
-            key = hash((*self.head, *log[self.since :], phase, game.hand_fascists))
+            key = hash((*head, *log[self.since :], phase, game.hand_fascists))
         else:
-            key = hash((*self.head, *log[self.since :], phase))
+            key = hash((*head, *log[self.since :], phase) if head else (*log[self.since :], phase))
         self.head = ()
         self.since = len(log)  # the next entry is this move
         child = node.children.get(key)
         if child is None:
             # A new node: every move is untried, so `_choose` would draw among all.
-            child = node.children[key] = Node(node.seat, len(node.visits))
+            child = node.children[key] = Node(self.seat, self.width)
             move = moves[int(rand() * len(moves))] if len(moves) > 1 else moves[0]
             self.path.append((child, move, moves))
             self.node = None
@@ -154,20 +164,25 @@ class Observer:
         self.node = None if untried else child
         return move
 
-    def ballot(self, rand: Callable[[], float], bonus: list[float], root_inv: list[float]) -> int:
+    def ballot(self, rand: Callable[[], float], bonus: list[float], root_inv: list[float]) -> bool:
         """`decide` in a vote (most of the decisions): the same choice, spelt out for two
-        moves, Ja (1) before Nein (0), because it runs for every voter in every vote."""
+        moves, Ja (True, move 1) before Nein (False, 0), because it runs for every voter
+        in every vote."""
         node = self.node
         assert node is not None
         log = self.log
-        key = hash((*self.head, *log[self.since :], VOTE))
+        head = self.head
+        key = hash((*head, *log[self.since :], VOTE) if head else (*log[self.since :], VOTE))
         self.head = ()
         self.since = len(log)  # the next entry is the vote's result
         child = node.children.get(key)
         if child is None:
-            child = node.children[key] = Node(node.seat, len(node.visits))
+            # A ballot's node needs room for two moves only. (The keys of what follows a
+            # vote and of what follows a tile decision never meet: one ends with VOTE
+            # after a nomination's code, the other with the phase and the hand.)
+            child = node.children[key] = Node(self.seat, 2)
             self.node = None
-            move = int(rand() * 2 < 1)  # (Ja, Nein)[int(rand() * 2)]
+            move = rand() * 2 < 1  # (Ja, Nein)[int(rand() * 2)]
         else:
             visits = child.visits
             ja, nein = visits[1], visits[0]
@@ -176,11 +191,11 @@ class Observer:
                 wins = child.wins
                 avail = child.avail
                 nein_score = wins[0] / nein + bonus[avail[0] + 1] * root_inv[nein]
-                move = int(wins[1] / ja + bonus[avail[1] + 1] * root_inv[ja] >= nein_score)
+                move = wins[1] / ja + bonus[avail[1] + 1] * root_inv[ja] >= nein_score
             else:
                 self.node = None
                 # the untried ballot, or a draw between both as `_choose` makes it
-                move = int(not ja) if ja or nein else int(rand() * 2 < 1)
+                move = not ja if ja or nein else rand() * 2 < 1
         self.path.append((child, move, _BALLOTS))
         return move
 
@@ -225,7 +240,7 @@ def tree_ballots(
     for seat in game.voters():
         walker = others[seat]
         if walker is not None and seat not in votes:
-            votes[seat] = bool(walker.ballot(rand, bonus, root_inv))
+            votes[seat] = walker.ballot(rand, bonus, root_inv)
             if walker.node is None:
                 others[seat] = None
                 left = True
