@@ -41,7 +41,7 @@ class Forest:
     counts (`pending`) are added by `settle` once all its copies are played.
     """
 
-    __slots__ = ("log", "pending", "trees", "walking")
+    __slots__ = ("dealt", "log", "pending", "trees", "walking")
 
     def __init__(self) -> None:
         self.trees: dict[tuple[int, int, tuple[int, ...] | None], Node] = {}
@@ -49,36 +49,48 @@ class Forest:
         self.pending: list[tuple[list[tuple[Node, int, tuple[int, ...]]], bool]] = []
         self.walking: list[Observer] = []  # the walks of the game being played
         self.log: list[int] = []  # what every seat saw of the game being played
+        self.dealt: list[Node | None] = []  # each seat's tree in this determinization
 
-    def walkers(self, game: FastGame, me: int, width: int) -> list[Observer | None]:
-        """Every other living seat's walk, from its tree for what it knows here.
-
-        A walk that leaves its tree is taken out of the list (and the list emptied once
-        all have left), so that the rest of the game costs what the model alone costs;
-        `walking` keeps them all for `back_up`.
-        """
+    def deal(self, game: FastGame, me: int, width: int) -> None:
+        """Find every other living seat's tree for what it knows in this determinization
+        (once for all the copies of a round)."""
         roles = game.roles
         team = tuple(s for s, r in enumerate(roles) if r != LIBERAL)
         alive = game.alive
         knowing = game.players <= 6
         trees = self.trees
-        log: list[int] = []
-        walking: list[Observer] = []
-        self.log = log
-        self.walking = walking
-        walkers: list[Observer | None] = []
+        dealt: list[Node | None] = []
         for seat, role in enumerate(roles):
             if seat == me or not alive[seat]:
-                walkers.append(None)
+                dealt.append(None)
                 continue
             knows = role == FASCIST or (knowing and role == HITLER)
             key = (seat, role, team if knows else None)
             tree = trees.get(key)
             if tree is None:
                 tree = trees[key] = Node(seat, width)
-            walker = Observer(tree, log)
-            walkers.append(walker)
-            walking.append(walker)
+            dealt.append(tree)
+        self.dealt = dealt
+
+    def walkers(self) -> list[Observer | None]:
+        """A walk for every seat `deal` found a tree for, at the top of it.
+
+        A walk that leaves its tree is taken out of the list (and the list emptied once
+        all have left), so that the rest of the game costs what the model alone costs;
+        `walking` keeps them all for `back_up`.
+        """
+        log: list[int] = []
+        walking: list[Observer] = []
+        self.log = log
+        self.walking = walking
+        walkers: list[Observer | None] = []
+        for tree in self.dealt:
+            if tree is None:
+                walkers.append(None)
+            else:
+                walker = Observer(tree, log)
+                walkers.append(walker)
+                walking.append(walker)
         return walkers
 
     def back_up(self, walks: Sequence[Observer | None], roles: list[int], liberals: bool) -> None:

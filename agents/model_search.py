@@ -81,6 +81,8 @@ def model_tree_iterate(
         seed = rng.getrandbits(_DICE_BITS)
         moves = root_moves(game)  # the same in every determinization: public + own hand
         per_round = len(moves)
+        if forest is not None:
+            forest.deal(game, root.seat, len(root.visits))
         for move in moves:
             dice = random.Random(seed)
             copy = game.clone()
@@ -111,7 +113,7 @@ def _descend(
     rand = dice.random
     players = ModelPlayers(game, model, rand, me)
     # Other seats' own trees (empty without a forest: every check below is then cheap).
-    others = forest.walkers(game, me, width) if forest is not None else []
+    others = forest.walkers() if forest is not None else []
     log = forest.log if forest is not None else []  # what all of them saw
     node = root
     move = first

@@ -197,6 +197,13 @@ class ModelPlayers:
             lib_chance = LAX_JA
         votes = game.votes
         wild = self.wild
+        # What a knowing Fascist casts on this government (the same for all of them).
+        if zone and chanc == self.hitler:
+            team_chance = 1.0
+        elif team_gov:
+            team_chance = TEAM_JA
+        else:
+            team_chance = FASCIST_JA_OTHERWISE
         for s in game.voters():
             if s in votes:
                 continue
@@ -205,12 +212,7 @@ class ModelPlayers:
             elif s in (pres, chanc):
                 chance = CANDIDATE_JA
             elif knows[s]:
-                if zone and chanc == self.hitler:
-                    chance = 1.0
-                elif team_gov:
-                    chance = TEAM_JA
-                else:
-                    chance = FASCIST_JA_OTHERWISE
+                chance = team_chance
             else:
                 chance = lib_chance
             votes[s] = ballot = rand() < chance

@@ -88,6 +88,7 @@ def test_a_round_leaves_the_trees_alone_so_copies_stay_paired() -> None:
             game = sampler.game(rng)
             seed = rng.getrandbits(64)
             move = root_moves(game)[0]
+            forest.deal(game, view.seat, max(view.players, 3))
             runs = []
             for _copy in range(2):
                 played = game.clone()
@@ -97,6 +98,7 @@ def test_a_round_leaves_the_trees_alone_so_copies_stay_paired() -> None:
                     root, move, played, random.Random(seed), model, True, bonus, root_inv, forest
                 )
                 runs.append((won, played.reason, played.liberal_policies, len(forest.pending)))
+            assert runs[0][3] > 0  # other seats did walk their trees
             assert runs[0][:3] == runs[1][:3]
             assert runs[1][3] == 2 * runs[0][3]  # the same choices, held twice
             forest.settle()
