@@ -217,7 +217,7 @@ def _searched(with_forest: bool) -> str:
 
 def test_the_search_is_the_one_the_arena_measured() -> None:
     """Pinned statistics, so that speed work cannot change a decision unnoticed: the
-    multiple-observer run of seeds 401-443 (bench/results/README.md) was played on
+    multiple-observer run of seeds 401-425 (bench/results/README.md) was played on
     commit e74cd99 (whose code gives these digests too), and its figures stand for later
     code only while this holds. A change meant to alter the search updates the digests
     and says so in the results."""
