@@ -34,8 +34,8 @@ from engine.variants import MAX_PLAYERS, MIN_PLAYERS
 
 from .registry import AGENTS, AgentSpec
 from .runner import GameResult, play_game
-from .service import install_registry, process_context
 from .stats import Tally
+from .workers import install_registry, process_context
 
 DEFAULT_POOL = "random,selfish,ismcts,belief,belief-ismcts"
 VARIANTS = {"standard": STANDARD, "rebalanced": REBALANCED}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import ClassVar, Generic, Protocol, TypeVar
 
 from engine import Action, Claim, PlayerView
 from engine.events import Event
@@ -22,10 +22,37 @@ from engine.events import Event
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """How much thinking a decision may take: iterations and/or wall-clock seconds."""
+    """How much thinking a decision may take: iterations and/or wall-clock seconds.
+
+    `deadline` is an absolute `time.monotonic()` instant (the same clock in every process
+    of a machine) by which the answer is due, whatever the decision spent before its
+    search started; a search stops at whichever of its limits comes first.
+    """
 
     iterations: int | None = None
     seconds: float | None = None
+    deadline: float | None = None
+
+
+M = TypeVar("M", Action, Claim | None)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer(Generic[M]):
+    """An AI's answer to one decision (an Action) or claim window (a Claim or None),
+    and how it was reached.
+
+    `fallback` says why this is not the agent's own answer within its deadline (a
+    worker that crashed, hung or raised, ...), free of hidden information; None when it
+    is. `answered_by` names the agent whose move this is: the seat's own, or the rule
+    agent that stood in. `iterations` is the search's count (None: not a search).
+    """
+
+    move: M
+    answered_by: str
+    iterations: int | None = None
+    seconds: float = 0.0
+    fallback: str | None = None
 
 
 class Agent(Protocol):
@@ -57,6 +84,7 @@ class AgentBase:
         self.seed = random.SystemRandom().randrange(2**63) if seed is None else seed
         self.budget = budget or Budget()
         self.seen = 0  # events of the view already fed to `on_event`
+        self.iterations: int | None = None  # the last decision's search iterations, if any
 
     def rng(self, view: PlayerView) -> random.Random:
         """The RNG of the decision at this point of the game (see the module docstring)."""

@@ -178,6 +178,9 @@ class SOISMCTSAgent(AgentBase):
         start = time.perf_counter()
         iterations, seconds = self.iteration_limit()
         deadline = None if seconds is None else start + seconds
+        if self.budget.deadline is not None:  # the answer is due then, whatever came before
+            due = start + (self.budget.deadline - time.monotonic())
+            deadline = due if deadline is None else min(deadline, due)
         sampler = self.make_sampler(view)
         actions = tuple(view.legal_actions)
         moves = tuple(move_of(a) for a in actions)
@@ -185,6 +188,7 @@ class SOISMCTSAgent(AgentBase):
         # The root is the watcher's own decision, so in a vote its ballot comes first.
         with gc_paused():
             done = self._iterate(root, sampler, rng, iterations, deadline)
+        self.iterations = done
         return SearchResult(root, done, time.perf_counter() - start, moves, actions)
 
     # --- the tree search --------------------------------------------------------------

@@ -1,31 +1,29 @@
 """The bot's door to the agents: one async call per decision, always answered in time.
 
-`AgentService.decide(spec, view, seed=..., budget_s=2.0)` runs the agent's decision in a
-worker process and returns a legal action within `budget_s` seconds, whatever happens:
+`AgentService.decide(spec, view, seed=..., budget_s=2.0)` returns an `Answer` holding a
+legal action for the view's seat, whatever happens (`claim` the same for claims):
 
-- the worker rebuilds the agent from (spec, seat, seed) and calls `act(view)`; agents are
-  deterministic given their seed and the view (see `agents.base`), so nothing else needs
-  to travel. The agent's own time budget is the spec's, capped at `budget_s` minus a
-  safety margin for the trip there and back;
-- if no answer arrives in time, or the worker crashes, or the agent raises or answers
-  something illegal, the service answers with the `selfish` agent's decision for the
-  same view, computed in-process (cheap and legal), and logs a WARNING naming only the
-  agent, the seat and the phase: never roles, hands, peeks or beliefs;
-- a broken pool (a crashed worker), or one whose worker is still busy long after its
-  deadline (a hung agent), is replaced by a fresh one.
+- Decisions wait in one queue, shared by every game of the process, and run one per
+  worker (`agents.workers`). Nothing waits unseen inside the pool, so when a decision
+  starts, the service knows how long it may think: an equal share of the time left
+  before its deadline among the decisions queued with earlier or equal deadlines
+  (several AI seats voting at once share the vote's window instead of racing for it).
+  The worker's search stops by that instant (it checks the clock in its loop), so a
+  late start costs iterations, not a fallback. The table's decision (a nomination, the
+  legislature, a power) goes before ballots, and ballots before claims.
+- A worker that dies fails only its own decision, which is tried again in a fresh
+  worker if enough time is left. A worker still busy `hang_grace_s` after its deadline
+  is terminated. A forced pool restart hands every decision in flight to the new pool.
+  The pool's shutdown never cancels a caller: only the caller's own cancellation does.
+- When the agent cannot answer in time (its worker died or hung, it raised, it answered
+  something illegal), the answer is degraded, never random: the same agent with a tiny
+  budget in this process if it is one of the shipped agents (their code keeps its
+  deadline), else the rule agents of `agents.fallback`. `Answer.fallback` says why, and
+  the service logs it at INFO naming only the agent, the seat and the phase: never
+  roles, hands, peeks or beliefs.
 
-Why `forkserver` (or `spawn` where it does not exist) and never `fork`: the bot's process
-runs an asyncio loop and threads (discord.py, aiosqlite, the executor's own manager
-thread). `fork` copies only the calling thread, so a lock another thread held at that
-instant (logging, the allocator, a database) stays locked forever in the child, and the
-child inherits the bot's sockets. The fork server is a fresh single-threaded process
-that has imported the engine and agents once; workers fork from it quickly and cleanly.
-
-Nothing here blocks the event loop: the pool is built and its workers started in a
-thread, submitting a decision is a queue put, and results come back through the
-executor's manager thread. `workers=0` decides in threads of this process instead (for
-tests and the terminal): deadlines still hold, but a thread cannot be killed, so a hung
-agent there keeps its thread.
+`workers=0` decides in threads of this process instead (tests and the terminal):
+deadlines still hold, but a thread cannot be stopped, so a hung agent keeps its thread.
 
 `python -m agents.service` measures the event loop's lag while games are decided
 through the service.
@@ -36,157 +34,128 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import heapq
 import json
 import logging
-import multiprocessing
+import math
 import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Coroutine, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, replace
-from multiprocessing.context import BaseContext
+from collections.abc import Coroutine, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field, replace
+from enum import IntEnum
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any
 
-from engine import Action, Claim, Game, PlayerView
+from pebble import ProcessExpired
 
-from .base import AgentBase, Budget
+from engine import Action, Claim, Game, Phase, PlayerView
+
+from .base import Answer, Budget
+from .fallback import rule_action
 from .registry import AGENTS, AgentSpec
-from .selfish import SelfishAgent
+from .workers import MIN_THINKING_S, Kind, WorkerPool, worker_answer
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_BUDGET_S = 2.0
 DEFAULT_CLAIM_BUDGET_S = 1.0
-FALLBACK = "selfish"
-FALLBACK_RESERVE_S = 0.05  # kept back from the deadline to compute the fallback
-MIN_THINKING_S = 0.05  # the least an agent is given, however tight the budget
-RESTART_BACKOFF_S = 1.0  # a pool that cannot start is retried at most this often
-STARTUP_TIMEOUT_S = 60.0  # for a new pool's workers to start and import the agents
-WARM_PAUSE_S = 0.05  # each warm-up task lingers so that every worker gets one
-# Imported once by the fork server, so each worker starts with the engine loaded.
-_FORKSERVER_PRELOAD = ["engine", "agents.registry", "agents.selfish"]
-
-T = TypeVar("T")
-
-
-def process_context() -> BaseContext:
-    """The start method for agent worker processes: forkserver, else spawn (see above)."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("forkserver")
-        # A hint, and process-wide: it only takes effect if the server is not running yet.
-        context.set_forkserver_preload(_FORKSERVER_PRELOAD)
-        return context
-    return multiprocessing.get_context("spawn")
+HANG_GRACE_S = 1.0  # past its deadline, a worker still busy is hung and is terminated
+RETRY_MIN_S = 0.3  # a failed attempt runs again in a worker only with this much time left
+MAX_ATTEMPTS = 2
+DEGRADED_ITERATIONS = 200  # a degraded answer's search, in this process
+DEGRADED_S = 0.1
+RESTART_BACKOFF_S = 1.0  # a pool that cannot start is tried again this often
+# Shipped agents keep their deadline and cannot crash the process: only they may give a
+# degraded answer in this process. Anything else registered later is not trusted.
+TRUSTED = frozenset({"random", "selfish", "belief", "ismcts", "belief-ismcts"})
 
 
-def install_registry(agents: dict[str, str]) -> None:
-    """Worker initializer: give the worker the registry the parent had (spec -> class)."""
-    AGENTS.clear()
-    AGENTS.update(agents)
+class Priority(IntEnum):
+    """Which queued decision goes first (lowest first)."""
+
+    RETRY = 0  # already late: it failed once
+    TABLE = 1  # one seat's decision that the whole table waits on
+    BALLOT = 2
+    CLAIM = 3
 
 
-def _init_worker(agents: dict[str, str], preload: tuple[str, ...]) -> None:
-    install_registry(agents)
-    for name in preload:
-        # Import each agent's code now rather than during a timed decision. Any failure
-        # is left for the decision itself to report (an exception here would break the
-        # whole pool, and an agent still being written may fail in any way).
-        with contextlib.suppress(Exception):
-            AgentSpec(name).build(0, 0)
+class _NoAnswer(Exception):
+    """The agent gave no usable answer; the message is the cause (no hidden information)."""
 
 
-def _warm(pause_s: float) -> int:
-    time.sleep(pause_s)
-    return os.getpid()
+@dataclass(eq=False)
+class _Job:
+    """One decision on its way through the queue and the workers."""
 
+    kind: Kind
+    spec: str
+    view: PlayerView
+    seed: int
+    due: float  # time.monotonic() by which the answer is due
+    priority: Priority
+    seq: int
+    outcome: asyncio.Future[tuple[Any, int | None]]
+    attempts: int = 0
+    cause: str | None = None  # what went wrong first, if anything
+    generation: int = -1  # the pool it runs in
+    watchdog: asyncio.TimerHandle | None = None
 
-def _build(spec: str, seat: int, seed: int, thinking_s: float) -> AgentBase:
-    """The agent of `spec`, its seconds budget capped at `thinking_s`."""
-    parsed = AgentSpec.parse(spec)
-    budget = parsed.budget
-    seconds = thinking_s if budget.seconds is None else min(budget.seconds, thinking_s)
-    return replace(parsed, budget=Budget(budget.iterations, seconds)).build(seat, seed)
-
-
-def worker_act(spec: str, view: PlayerView, seed: int, thinking_s: float) -> Action:
-    """In a worker: rebuild the seat's agent and decide (picklable, module level)."""
-    assert view.seat is not None
-    return _build(spec, view.seat, seed, thinking_s).act(view)
-
-
-def worker_claim(spec: str, view: PlayerView, seed: int, thinking_s: float) -> Claim | None:
-    """In a worker: rebuild the seat's agent and maybe claim."""
-    assert view.seat is not None
-    return _build(spec, view.seat, seed, thinking_s).claim(view)
-
-
-def _stop_pool(pool: ProcessPoolExecutor, grace_s: float) -> None:
-    """Shut a pool down, killing workers still busy after `grace_s` (blocking: a thread)."""
-    # ProcessPoolExecutor (before 3.14) has no public way to stop a running task; its
-    # worker processes are the only handle on a hung or overrunning agent.
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    deadline = time.monotonic() + grace_s
-    for process in processes:
-        process.join(max(0.0, deadline - time.monotonic()))
-    for process in processes:
-        if process.is_alive():
-            process.kill()
-            process.join(5.0)
-
-
-class _PoolUnavailable(Exception):
-    """The worker pool could not be started, or was being replaced."""
+    def key(self) -> tuple[int, float, int]:
+        return (self.priority, self.due, self.seq)
 
 
 @dataclass(slots=True)
 class ServiceStats:
-    """What the service has done so far (for logs, tests and the lag script)."""
+    """What the service has done so far (for logs, tests and benchmarks)."""
 
     decisions: int = 0  # decide() calls
     claims: int = 0  # claim() calls that asked an agent
-    answered: int = 0  # agent answers used as is
-    fallbacks: int = 0
-    timeouts: int = 0
-    crashes: int = 0  # broken pools seen
+    answered: int = 0  # agent answers used as they came
+    fallbacks: int = 0  # answers with a cause (a retry's, a degraded one, a rule agent's)
+    retries: int = 0  # attempts run again in a worker
+    degraded: int = 0  # answered in this process after the workers could not
+    timeouts: int = 0  # workers terminated past their deadline, or decisions never started
+    crashes: int = 0  # worker processes that died
     errors: int = 0  # agents that raised or answered illegally
-    restarts: int = 0
+    restarts: int = 0  # pools replaced
+    iterations: list[int] = field(default_factory=list)  # of each search answer
 
 
 class AgentService:
     """Agent decisions off the event loop, in worker processes, each within a deadline.
 
     Use as `async with AgentService(workers=2) as service: await service.decide(...)`.
-    `workers=0` decides in threads of this process instead (tests, the terminal).
+    `workers=None` sizes the pool to the machine (cores - 1, at least 1); `workers=0`
+    decides in threads of this process instead (tests, the terminal).
     """
 
     def __init__(
         self,
         workers: int | None = None,
         *,
-        safety_margin_s: float = 0.3,
-        stuck_after_s: float = 5.0,
+        margin_s: float = 0.15,
+        hang_grace_s: float = HANG_GRACE_S,
         preload: Sequence[str] | None = None,
     ) -> None:
         self.workers = max(1, (os.cpu_count() or 2) - 1) if workers is None else workers
         if self.workers < 0:
             raise ValueError("workers must be 0 (in-process) or more.")
-        self.safety_margin_s = safety_margin_s  # for pickling, queues and scheduling
-        self.stuck_after_s = stuck_after_s  # past its deadline, a busy worker is hung
+        self.margin_s = margin_s  # kept back from the budget for the answer's trip back
+        self.hang_grace_s = hang_grace_s
         self.preload = tuple(AGENTS) if preload is None else tuple(preload)
         self.stats = ServiceStats()
-        self._registry: dict[str, str] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._threads: ThreadPoolExecutor | None = None
-        self._pool_task: asyncio.Future[ProcessPoolExecutor] | None = None
+        self._pool: WorkerPool | None = None
         self._generation = 0  # bumped whenever the pool is replaced
-        self._last_restart = float("-inf")
-        self._background: set[asyncio.Future[Any]] = set()
-        self._watchdogs: set[asyncio.TimerHandle] = set()
+        self._queue: list[tuple[tuple[int, float, int], _Job]] = []
+        self._running: dict[_Job, Future[Any]] = {}
+        self._seq = 0
+        self._spare: ThreadPoolExecutor | None = None  # degraded answers, off the loop
+        self._background: set[asyncio.Task[Any]] = set()
+        self._starting: asyncio.Task[None] | None = None
         self._closed = False
 
     # --- lifecycle -------------------------------------------------------------------
@@ -196,29 +165,28 @@ class AgentService:
         if self._loop is not None:
             return
         self._loop = asyncio.get_running_loop()
-        if self.workers == 0:
-            self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agent")
-            return
-        self._registry = dict(AGENTS)  # workers see agents registered until now
-        self._pool_task = self._new_pool()
-        with contextlib.suppress(Exception):  # a pool that cannot start: decisions fall back
-            await asyncio.shield(self._pool_task)
+        self._spare = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-fallback")
+        await self._replace_pool()
 
     async def close(self) -> None:
-        """Stop the workers (busy ones are killed after a short grace) and the threads."""
+        """Stop the workers; decisions still waiting get degraded answers."""
         if self._closed or self._loop is None:
             self._closed = True
             return
         self._closed = True
-        for handle in self._watchdogs:
-            handle.cancel()
-        self._watchdogs.clear()
-        if self._threads is not None:
-            self._threads.shutdown(wait=False, cancel_futures=True)
-        if self._pool_task is not None:
-            await self._dispose(self._pool_task, grace_s=1.0)
+        for job in [job for _, job in self._queue] + list(self._running):
+            self._give_up(job, "the AI service stopped")
+        self._queue.clear()
+        self._running.clear()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await asyncio.to_thread(pool.stop)
+        if self._starting is not None:
+            self._starting.cancel()
         if self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
+        if self._spare is not None:
+            self._spare.shutdown(wait=False, cancel_futures=True)
 
     async def __aenter__(self) -> AgentService:
         await self.start()
@@ -232,47 +200,107 @@ class AgentService:
     ) -> None:
         await self.close()
 
+    async def restart(self, reason: str) -> None:
+        """Replace the worker pool now; the decisions it was running go to the new one."""
+        if self._closed or self._loop is None:
+            return
+        self.stats.restarts += 1
+        logger.warning("Restarting the agent worker pool: %s.", reason)
+        old, self._pool = self._pool, None
+        self._generation += 1
+        for job in list(self._running):
+            del self._running[job]
+            self._failed(job, "the worker pool was restarted", retry=True)
+        if old is not None:
+            self._spawn(asyncio.to_thread(old.stop))
+        await self._replace_pool()
+
+    async def _replace_pool(self) -> None:
+        """Build a pool in a thread (starting processes must not block the loop)."""
+        registry = dict(AGENTS)  # workers see the agents registered until now
+        pool = WorkerPool(self.workers, registry, self.preload)
+        generation = self._generation
+        try:
+            await asyncio.to_thread(pool.build)
+        except Exception as exc:
+            logger.error("The agent worker pool cannot start (%s).", type(exc).__name__)
+            self._retry_start_later()
+            return
+        if self._closed or generation != self._generation:
+            await asyncio.to_thread(pool.stop)
+            return
+        self._pool = pool
+        self._dispatch()
+
+    def _retry_start_later(self) -> None:
+        def again() -> None:
+            if not self._closed and self._pool is None:
+                self._starting = self._running_loop().create_task(self._replace_pool())
+
+        self._running_loop().call_later(RESTART_BACKOFF_S, again)
+
     # --- decisions -------------------------------------------------------------------
 
     async def decide(
         self, spec: str, view: PlayerView, *, seed: int, budget_s: float = DEFAULT_BUDGET_S
-    ) -> Action:
+    ) -> Answer[Action]:
         """A legal action for `view`'s seat from the agent of `spec`, within `budget_s`.
 
         Raises ValueError at once for a spec naming no agent or a view with nothing to
-        decide (caller bugs); everything else that goes wrong gives the fallback.
+        decide (caller bugs); anything else that goes wrong gives a degraded answer.
         """
         name = self._check(spec, view, budget_s)
         if not view.legal_actions:
             raise ValueError(f"Seat {view.seat} has nothing to decide now.")
         self.stats.decisions += 1
-        answer, problem = await self._ask(worker_act, spec, view, seed, budget_s)
-        if problem is None:
-            if isinstance(answer, Action) and answer in view.legal_actions:
-                self.stats.answered += 1
-                return answer
-            self.stats.errors += 1
-            problem = "the agent answered an illegal action"
-        self._warn(name, view, problem)
-        return _fallback_action(view, seed)
+        priority = Priority.BALLOT if view.phase is Phase.VOTE else Priority.TABLE
+        started = time.monotonic()
+        try:
+            move, iterations, cause = await self._ask("act", spec, view, seed, budget_s, priority)
+            if not isinstance(move, Action) or move not in view.legal_actions:
+                self.stats.errors += 1
+                raise _NoAnswer("the agent answered an illegal action")
+            return self._answered(Answer(move, name, iterations, time.monotonic() - started, cause))
+        except _NoAnswer as failure:
+            cause = str(failure)
+        action, by, iterations = await self._degraded("act", spec, view, seed)
+        self._warn(name, view, cause, by)
+        return Answer(action, by, iterations, time.monotonic() - started, cause)
 
     async def claim(
         self, spec: str, view: PlayerView, *, seed: int, budget_s: float = DEFAULT_CLAIM_BUDGET_S
-    ) -> Claim | None:
-        """One of `view.legal_claims` or None (silence, also the fallback), within `budget_s`."""
+    ) -> Answer[Claim | None]:
+        """One of `view.legal_claims` or None (silence), within `budget_s`."""
         name = self._check(spec, view, budget_s)
         if not view.legal_claims:
-            return None
+            return Answer(None, name)
         self.stats.claims += 1
-        answer, problem = await self._ask(worker_claim, spec, view, seed, budget_s)
-        if problem is None:
-            if answer is None or (isinstance(answer, Claim) and answer in view.legal_claims):
-                self.stats.answered += 1
-                return answer
-            self.stats.errors += 1
-            problem = "the agent answered an illegal claim"
-        self._warn(name, view, problem)
-        return None
+        started = time.monotonic()
+        try:
+            move, iterations, cause = await self._ask(
+                "claim", spec, view, seed, budget_s, Priority.CLAIM
+            )
+            if move is not None and (not isinstance(move, Claim) or move not in view.legal_claims):
+                self.stats.errors += 1
+                raise _NoAnswer("the agent answered an illegal claim")
+            return self._answered(Answer(move, name, iterations, time.monotonic() - started, cause))
+        except _NoAnswer as failure:
+            cause = str(failure)
+        claim, by, iterations = await self._degraded("claim", spec, view, seed)
+        self._warn(name, view, cause, by)
+        return Answer(claim, by, iterations, time.monotonic() - started, cause)
+
+    def _answered(self, answer: Answer[Any]) -> Answer[Any]:
+        if answer.fallback is None:
+            self.stats.answered += 1
+        else:
+            self.stats.fallbacks += 1
+            logger.info(
+                "AI answer after a retry: agent %s (%s)", answer.answered_by, answer.fallback
+            )
+        if answer.iterations is not None:
+            self.stats.iterations.append(answer.iterations)
+        return answer
 
     def _check(self, spec: str, view: PlayerView, budget_s: float) -> str:
         if self._loop is None or self._closed:
@@ -285,162 +313,187 @@ class AgentService:
 
     async def _ask(
         self,
-        fn: Callable[[str, PlayerView, int, float], T],
+        kind: Kind,
         spec: str,
         view: PlayerView,
         seed: int,
         budget_s: float,
-    ) -> tuple[T | None, str | None]:
-        """The agent's answer, or None and why there is none (free of hidden information)."""
-        thinking_s = max(MIN_THINKING_S, budget_s - self.safety_margin_s)
-        wait_s = max(0.0, budget_s - FALLBACK_RESERVE_S)
-        try:
-            answer = await asyncio.wait_for(self._call(fn, spec, view, seed, thinking_s), wait_s)
-        except TimeoutError:
-            self.stats.timeouts += 1
-            return None, f"no answer within {budget_s:g} s"
-        except BrokenProcessPool:
-            self.stats.crashes += 1
-            return None, "the worker process crashed"
-        except _PoolUnavailable:
-            return None, "the worker pool is unavailable"
-        except Exception as exc:
-            # The type only: an agent's message may quote its hand or its beliefs.
-            self.stats.errors += 1
-            return None, f"the agent raised {type(exc).__name__}"
-        return answer, None
-
-    async def _call(
-        self,
-        fn: Callable[[str, PlayerView, int, float], T],
-        spec: str,
-        view: PlayerView,
-        seed: int,
-        thinking_s: float,
-    ) -> T:
+        priority: Priority,
+    ) -> tuple[Any, int | None, str | None]:
+        """The agent's answer, its iterations and what went wrong on the way (if it was
+        retried); raises `_NoAnswer` with the cause when there is none."""
         loop = self._running_loop()
-        if self._threads is not None:
-            return await loop.run_in_executor(self._threads, fn, spec, view, seed, thinking_s)
-        assert self._pool_task is not None
-        generation = self._generation
+        due = time.monotonic() + max(MIN_THINKING_S, budget_s - self.margin_s)
+        self._seq += 1
+        job = _Job(kind, spec, view, seed, due, priority, self._seq, loop.create_future())
+        # Whatever befalls the pool, the job is settled soon after its deadline.
+        job.watchdog = loop.call_later(
+            due - time.monotonic() + 2 * self.hang_grace_s, self._overdue, job
+        )
+        heapq.heappush(self._queue, (job.key(), job))
+        self._dispatch()
         try:
-            pool = await asyncio.shield(self._pool_task)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            self._restart(generation, "it could not start")
-            raise _PoolUnavailable from exc
-        try:
-            future: Future[T] = pool.submit(fn, spec, view, seed, thinking_s)
-        except BrokenProcessPool:
-            self._restart(generation, "a worker process died")
-            raise
-        except RuntimeError as exc:  # submitted while the pool was being replaced
-            raise _PoolUnavailable from exc
-        try:
-            return await asyncio.wrap_future(future)
-        except BrokenProcessPool:
-            self._restart(generation, "a worker process died")
-            raise
-        except asyncio.CancelledError:
-            if not future.done():  # the worker is still thinking: watch for a hang
-                self._watch(future, generation)
-            raise
+            move, iterations = await job.outcome  # our caller's cancellation cancels it
+        finally:
+            job.watchdog.cancel()
+        return move, iterations, job.cause
 
-    # --- the pool --------------------------------------------------------------------
+    # --- the queue and the workers -----------------------------------------------------
+
+    def _dispatch(self) -> None:
+        """Start queued decisions while a worker is free, each with its share of time."""
+        pool = self._pool
+        if pool is None or self._closed:
+            return
+        while self._queue and len(self._running) < pool.slots:
+            _, job = heapq.heappop(self._queue)
+            if job.outcome.done():
+                continue  # its caller left
+            now = time.monotonic()
+            sharing = 1 + sum(
+                1 for _, other in self._queue if other.due <= job.due and not other.outcome.done()
+            )
+            think_until = now + max(
+                MIN_THINKING_S, (job.due - now) / math.ceil(sharing / pool.slots)
+            )
+            args = (job.kind, job.spec, job.view, job.seed, think_until)
+            try:
+                future = pool.submit(worker_answer, args, think_until - now + self.hang_grace_s)
+            except Exception as exc:  # the pool is shut or broken
+                heapq.heappush(self._queue, (job.key(), job))
+                self._spawn(self.restart(f"it refused work ({type(exc).__name__})"))
+                return
+            job.generation = self._generation
+            self._running[job] = future
+            future.add_done_callback(self._callback(job))
+
+    def _callback(self, job: _Job) -> Any:
+        loop, generation = self._running_loop(), job.generation
+
+        def done(future: Future[Any]) -> None:  # in a pool thread
+            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
+                loop.call_soon_threadsafe(self._finished, future, job, generation)
+
+        return done
+
+    def _finished(self, future: Future[Any], job: _Job, generation: int) -> None:
+        """A worker is done with `job` (on the loop)."""
+        if generation != self._generation or self._running.get(job) is not future:
+            return  # already settled (a restart handed it on, or its watchdog fired)
+        del self._running[job]
+        try:
+            if job.outcome.done():
+                return  # its caller left; the worker is free again
+            if future.cancelled():
+                self._failed(job, "the worker pool stopped", retry=True)
+                return
+            exc = future.exception()
+            if exc is None:
+                job.outcome.set_result(future.result())
+            elif isinstance(exc, TimeoutError):
+                self.stats.timeouts += 1
+                self._failed(job, "no answer by its deadline (the worker was stopped)")
+            elif isinstance(exc, ProcessExpired):
+                self.stats.crashes += 1
+                self._failed(job, "the worker process died", retry=True)
+            else:
+                # The type only: an agent's message may quote its hand or its beliefs.
+                self.stats.errors += 1
+                self._failed(job, f"the agent raised {type(exc).__name__}")
+        finally:
+            self._dispatch()
+
+    def _failed(self, job: _Job, cause: str, *, retry: bool = False) -> None:
+        """Try `job` again in a worker if that can still help, else give it up."""
+        job.cause = job.cause or cause
+        left = job.due - time.monotonic()
+        if retry and not self._closed and job.attempts + 1 < MAX_ATTEMPTS and left >= RETRY_MIN_S:
+            job.attempts += 1
+            job.priority = Priority.RETRY
+            self.stats.retries += 1
+            heapq.heappush(self._queue, (job.key(), job))
+            return
+        self._give_up(job, job.cause)
+
+    def _give_up(self, job: _Job, cause: str) -> None:
+        if not job.outcome.done():
+            job.outcome.set_exception(_NoAnswer(job.cause or cause))
+
+    def _overdue(self, job: _Job) -> None:
+        """Well past its deadline and still unsettled: a hung thread, or no pool at all."""
+        if job.outcome.done():
+            return
+        self.stats.timeouts += 1
+        was_running = self._running.pop(job, None) is not None
+        self._give_up(job, "no answer by its deadline" if was_running else "no worker in time")
+        self._dispatch()
+
+    async def _degraded(
+        self, kind: Kind, spec: str, view: PlayerView, seed: int
+    ) -> tuple[Any, str, int | None]:
+        """A degraded answer in this process, off the loop: (move, answered by, iterations)."""
+        self.stats.degraded += 1
+        spare = self._spare
+        try:
+            if spare is None:
+                raise RuntimeError("no spare thread")
+            work = self._running_loop().run_in_executor(
+                spare, degraded_answer, kind, spec, view, seed
+            )
+            return await asyncio.wait_for(work, 10 * DEGRADED_S + 1.0)
+        except (RuntimeError, TimeoutError):
+            return degraded_answer(kind, "selfish", view, seed)
+
+    # --- plumbing ----------------------------------------------------------------------
 
     def _running_loop(self) -> asyncio.AbstractEventLoop:
         assert self._loop is not None
         return self._loop
 
-    def _new_pool(self) -> asyncio.Future[ProcessPoolExecutor]:
-        """Build and warm a pool in a thread: starting processes must not block the loop."""
-        registry, preload, workers = self._registry, self.preload, self.workers
-
-        def build() -> ProcessPoolExecutor:
-            pool = ProcessPoolExecutor(
-                max_workers=workers,
-                mp_context=process_context(),
-                initializer=_init_worker,
-                initargs=(registry, preload),
-            )
-            try:
-                # Non-fork pools start a worker per submit while none is idle, so
-                # overlapping warm-up tasks start them all now, not during a decision.
-                warm = [pool.submit(_warm, WARM_PAUSE_S) for _ in range(workers)]
-                for future in warm:
-                    future.result(timeout=STARTUP_TIMEOUT_S)
-            except BaseException:
-                _stop_pool(pool, grace_s=0.0)
-                raise
-            return pool
-
-        return self._running_loop().run_in_executor(None, build)
-
-    def _restart(self, generation: int, reason: str) -> None:
-        """Replace the pool of `generation` (once: later reports of it are ignored)."""
-        loop = self._running_loop()
-        if self._closed or generation != self._generation:
-            return
-        if loop.time() - self._last_restart < RESTART_BACKOFF_S:
-            return
-        self._last_restart = loop.time()
-        self._generation += 1
-        self.stats.restarts += 1
-        logger.warning("Restarting the agent worker pool: %s.", reason)
-        old = self._pool_task
-        self._pool_task = self._new_pool()
-        if old is not None:
-            self._spawn(self._dispose(old, grace_s=0.0))
-
-    async def _dispose(
-        self, pool_task: asyncio.Future[ProcessPoolExecutor], grace_s: float
-    ) -> None:
-        try:
-            pool = await asyncio.shield(pool_task)
-        except Exception:
-            return  # it never started: nothing to stop
-        await asyncio.to_thread(_stop_pool, pool, grace_s)
-
-    def _watch(self, future: Future[Any], generation: int) -> None:
-        """Restart the pool if `future` is still running `stuck_after_s` from now."""
-        loop = self._running_loop()
-
-        def check() -> None:
-            self._watchdogs.discard(handle)
-            if not future.done():
-                self._restart(
-                    generation, f"a decision overran its deadline by {self.stuck_after_s:g} s"
-                )
-
-        handle = loop.call_later(self.stuck_after_s, check)
-        self._watchdogs.add(handle)
-
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
         task = self._running_loop().create_task(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    def _warn(self, name: str, view: PlayerView, problem: str) -> None:
+    def _warn(self, name: str, view: PlayerView, problem: str, by: str) -> None:
         # Public facts only: the agent's name, the seat, the phase and what went wrong.
         self.stats.fallbacks += 1
-        logger.warning(
-            "Agent %s at seat %s (phase %s): %s; playing the %s fallback.",
+        logger.info(
+            "AI fallback: agent %s at seat %s (phase %s): %s; answered by %s.",
             name,
             view.seat,
             view.phase.value,
             problem,
-            FALLBACK,
+            by,
         )
 
 
-def _fallback_action(view: PlayerView, seed: int) -> Action:
-    """The selfish agent's choice for `view`: instant, legal, and not absurd."""
+def degraded_answer(
+    kind: Kind, spec: str, view: PlayerView, seed: int
+) -> tuple[Any, str, int | None]:
+    """The move of the agent of `spec` on a tiny budget if it is a shipped agent, else a
+    rule agent's (a claim: silence); with who answered and the iterations searched."""
     assert view.seat is not None
-    try:
-        return SelfishAgent(view.seat, seed).act(view)
-    except Exception:  # never expected; the deadline matters more than the choice
-        return view.legal_actions[0]
+    parsed = AgentSpec.parse(spec)
+    if parsed.name in TRUSTED:
+        due = time.monotonic() + DEGRADED_S
+        budget = Budget(DEGRADED_ITERATIONS, DEGRADED_S, due)
+        try:
+            agent = replace(parsed, budget=budget).build(view.seat, seed)
+            if kind == "claim":
+                claim = agent.claim(view)
+                if claim is None or claim in view.legal_claims:
+                    return claim, parsed.name, agent.iterations
+            else:
+                action = agent.act(view)
+                if action in view.legal_actions:
+                    return action, parsed.name, agent.iterations
+        except Exception:  # the rule agents below
+            logger.debug("degraded %s answer failed", parsed.name, exc_info=False)
+    if kind == "claim":
+        return None, "silence", None
+    action, by = rule_action(view, seed)
+    return action, by, None
 
 
 # --- the loop-lag measurement: python -m agents.service ---------------------------------
@@ -462,18 +515,18 @@ async def _play_through(service: AgentService, spec: str, seed: int, budget_s: f
     while not game.is_over:
         seats = game.awaiting()
         views = [game.view(seat) for seat in seats]
-        actions = await asyncio.gather(
+        answers = await asyncio.gather(
             *(service.decide(spec, v, seed=seed + v.players, budget_s=budget_s) for v in views)
         )
-        for action in actions:
+        for action in (answer.move for answer in answers):
             game.apply(action)
             decisions += 1
             if game.is_over:
                 break
             for seat in range(game.players):
                 if game.legal_claims(seat):
-                    claim = await service.claim(spec, game.view(seat), seed=seed, budget_s=budget_s)
-                    if claim is not None:
+                    said = await service.claim(spec, game.view(seat), seed=seed, budget_s=budget_s)
+                    if (claim := said.move) is not None:
                         game.apply(claim)
     return decisions
 

@@ -5,7 +5,7 @@ satisfies it, and `InProcessAgents` here runs the real agents in this process, i
 the fast rule agents and on a thread for the others, so the terminal and the tests work
 without worker processes. Either way the answer is always one of the view's legal
 options and comes within the budget: an agent that fails or overruns is replaced by a
-seeded random choice, and the game goes on.
+rule agent's answer (`agents.fallback`), the answer says why, and the game goes on.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ import asyncio
 import hashlib
 import importlib
 import logging
-import random
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
 from typing import Protocol, TypeVar
 
-from agents.base import AgentBase, Budget
+from agents.base import AgentBase, Answer, Budget
+from agents.fallback import rule_action
 from agents.registry import AGENTS, AgentSpec
 from engine import Action, Claim, PlayerView
 
@@ -36,17 +37,21 @@ T = TypeVar("T")
 
 
 class AgentPort(Protocol):
-    """AI decisions for one seat's view; implemented by `agents.service.AgentService`."""
+    """AI decisions for one seat's view; implemented by `agents.service.AgentService`.
+
+    Both calls always answer, in time: when the seat's agent cannot, the answer says why
+    in `Answer.fallback` (for the game's log and its fallback count).
+    """
 
     async def decide(
         self, spec: str, view: PlayerView, *, seed: int, budget_s: float = DEFAULT_BUDGET_S
-    ) -> Action:
+    ) -> Answer[Action]:
         """One of `view.legal_actions`, within `budget_s` seconds."""
         ...
 
     async def claim(
         self, spec: str, view: PlayerView, *, seed: int, budget_s: float = CLAIM_BUDGET_S
-    ) -> Claim | None:
+    ) -> Answer[Claim | None]:
         """One of `view.legal_claims`, or None to stay silent, within `budget_s` seconds."""
         ...
 
@@ -83,7 +88,8 @@ class InProcessAgents:
 
     A fresh agent is built for every decision from its spec, seed and seat: agents are
     designed to decide from the view alone (see `agents.base`), exactly as a worker
-    process would, and nothing is shared between games.
+    process would, and nothing is shared between games. An agent that fails or overruns
+    is replaced by the rule agents of `agents.fallback` (never by a random choice).
     """
 
     def __init__(self, *, inline: frozenset[str] = FAST_AGENTS, grace_s: float = 1.0) -> None:
@@ -92,54 +98,65 @@ class InProcessAgents:
 
     async def decide(
         self, spec: str, view: PlayerView, *, seed: int, budget_s: float = DEFAULT_BUDGET_S
-    ) -> Action:
-        """The agent's action for `view`; a seeded random legal action if it fails."""
+    ) -> Answer[Action]:
+        """The agent's action for `view`; a rule agent's if it fails."""
         if not view.legal_actions:
             raise ValueError(f"Seat {view.seat} has nothing to decide now.")
         agent_spec = _capped(spec, budget_s)
+        started = time.monotonic()
 
-        def think() -> Action:
-            return _build(agent_spec, view, seed).act(view)
+        def think() -> tuple[Action, int | None]:
+            agent = _build(agent_spec, view, seed)
+            return agent.act(view), agent.iterations
 
-        action = await self._run(agent_spec, think, budget_s, view)
-        if action is None or action not in view.legal_actions:
-            return _fallback(view, seed).choice(view.legal_actions)
-        return action
+        result, problem = await self._run(agent_spec, think, budget_s)
+        if result is not None and result[0] in view.legal_actions:
+            return Answer(result[0], agent_spec.name, result[1], time.monotonic() - started)
+        problem = problem or "the agent answered an illegal action"
+        _warn(agent_spec.name, view, problem)
+        move, by = rule_action(view, seed)
+        return Answer(move, by, None, time.monotonic() - started, problem)
 
     async def claim(
         self, spec: str, view: PlayerView, *, seed: int, budget_s: float = CLAIM_BUDGET_S
-    ) -> Claim | None:
-        """The agent's claim for `view`, or None (also when it fails)."""
-        if not view.legal_claims:
-            return None
+    ) -> Answer[Claim | None]:
+        """The agent's claim for `view`, or None (silence, also when it fails)."""
         agent_spec = _capped(spec, budget_s)
+        if not view.legal_claims:
+            return Answer(None, agent_spec.name)
+        started = time.monotonic()
 
-        def speak() -> Claim | None:
-            return _build(agent_spec, view, seed).claim(view)
+        def speak() -> tuple[Claim | None, int | None]:
+            agent = _build(agent_spec, view, seed)
+            return agent.claim(view), agent.iterations
 
-        claim = await self._run(agent_spec, speak, budget_s, view)
-        return claim if claim in view.legal_claims else None
+        result, problem = await self._run(agent_spec, speak, budget_s)
+        if result is not None and (result[0] is None or result[0] in view.legal_claims):
+            return Answer(result[0], agent_spec.name, result[1], time.monotonic() - started)
+        problem = problem or "the agent answered an illegal claim"
+        _warn(agent_spec.name, view, problem)
+        return Answer(None, agent_spec.name, None, time.monotonic() - started, problem)
 
     async def _run(
-        self, spec: AgentSpec, work: Callable[[], T | None], budget_s: float, view: PlayerView
-    ) -> T | None:
+        self, spec: AgentSpec, work: Callable[[], T], budget_s: float
+    ) -> tuple[T | None, str | None]:
+        """The work's result, or None and what went wrong (free of hidden information)."""
         try:
             if spec.name in self.inline:
-                return work()
-            return await asyncio.wait_for(asyncio.to_thread(work), budget_s + self.grace_s)
+                return work(), None
+            return await asyncio.wait_for(asyncio.to_thread(work), budget_s + self.grace_s), None
         except TimeoutError:
-            log.warning(
-                "agent %s overran %.1fs at seat %s; choosing at random", spec, budget_s, view.seat
-            )
+            return None, f"no answer within {budget_s:g} s"
         except Exception as exc:  # an agent bug must not stop a game
             # Only the exception's type: its message may quote the seat's hand or role.
-            log.warning(
-                "agent %s failed (%s) at seat %s; choosing at random",
-                spec,
-                type(exc).__name__,
-                view.seat,
-            )
-        return None
+            return None, f"the agent raised {type(exc).__name__}"
+
+
+def _warn(name: str, view: PlayerView, problem: str) -> None:
+    # Public facts only: the agent, the seat, the phase and what went wrong.
+    log.info(
+        "AI fallback: agent %s at seat %s (phase %s): %s", name, view.seat, view.phase.value, problem
+    )
 
 
 def _capped(spec: str, budget_s: float) -> AgentSpec:
@@ -155,7 +172,3 @@ def _build(spec: AgentSpec, view: PlayerView, seed: int) -> AgentBase:
     if view.seat is None:
         raise ValueError("Agents play a seat, not a spectator view.")
     return spec.build(view.seat, seed)
-
-
-def _fallback(view: PlayerView, seed: int) -> random.Random:
-    return random.Random(f"fallback:{seed}:{view.seat}:{len(view.events)}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ from agents.behaviour import FITTED_PATH, default_behaviour, load_behaviour, sav
 from agents.belief_agent import BeliefAgent
 from agents.belief_ismcts import DEFAULT_WILD, BeliefISMCTSAgent
 from agents.registry import AgentSpec, make_agent
-from agents.service import _build, worker_act
+from agents.workers import build_agent, worker_answer
 from engine import Game
 
 
@@ -82,11 +83,13 @@ def test_a_worker_rebuilds_the_agent_with_its_options(fit_file: Path) -> None:
     seat = game.awaiting()[0]
     view = game.view(seat)
     spec = f"belief-ismcts:iterations=30,wild=0.9,fit={fit_file}"
-    assert worker_act(spec, view, 4, 5.0) == make_agent(spec, seat, 4).act(view)
-    rebuilt = _build(spec, seat, 4, 5.0)
+    due = time.monotonic() + 5.0
+    assert worker_answer("act", spec, view, 4, due)[0] == make_agent(spec, seat, 4).act(view)
+    rebuilt = build_agent(spec, seat, 4, due)
     assert isinstance(rebuilt, BeliefISMCTSAgent)
     assert rebuilt.wild == 0.9 and rebuilt.fit == fit_file.resolve()
-    assert rebuilt.budget.seconds == 5.0 and rebuilt.budget.iterations == 30
+    assert rebuilt.budget.deadline == due and rebuilt.budget.iterations == 30
+    assert rebuilt.budget.seconds is not None and 4.0 < rebuilt.budget.seconds <= 5.0
 
 
 def test_salvage_drops_only_what_no_longer_reads(fit_file: Path) -> None:
