@@ -44,7 +44,7 @@ import sys
 import time
 from collections.abc import Coroutine, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from enum import IntEnum
 from types import TracebackType
 from typing import Any
@@ -121,7 +121,6 @@ class ServiceStats:
     crashes: int = 0  # worker processes that died
     errors: int = 0  # agents that raised or answered illegally
     restarts: int = 0  # pools replaced
-    iterations: list[int] = field(default_factory=list)  # of each search answer
 
 
 class AgentService:
@@ -156,6 +155,7 @@ class AgentService:
         self._spare: ThreadPoolExecutor | None = None  # degraded answers, off the loop
         self._background: set[asyncio.Task[Any]] = set()
         self._starting: asyncio.Task[None] | None = None
+        self._restarting = False
         self._closed = False
 
     # --- lifecycle -------------------------------------------------------------------
@@ -206,6 +206,7 @@ class AgentService:
             return
         self.stats.restarts += 1
         logger.warning("Restarting the agent worker pool: %s.", reason)
+        self._restarting = True
         old, self._pool = self._pool, None
         self._generation += 1
         for job in list(self._running):
@@ -213,7 +214,10 @@ class AgentService:
             self._failed(job, "the worker pool was restarted", retry=True)
         if old is not None:
             self._spawn(asyncio.to_thread(old.stop))
-        await self._replace_pool()
+        try:
+            await self._replace_pool()
+        finally:
+            self._restarting = False
 
     async def _replace_pool(self) -> None:
         """Build a pool in a thread (starting processes must not block the loop)."""
@@ -298,8 +302,6 @@ class AgentService:
             logger.info(
                 "AI answer after a retry: agent %s (%s)", answer.answered_by, answer.fallback
             )
-        if answer.iterations is not None:
-            self.stats.iterations.append(answer.iterations)
         return answer
 
     def _check(self, spec: str, view: PlayerView, budget_s: float) -> str:
@@ -361,7 +363,8 @@ class AgentService:
                 future = pool.submit(worker_answer, args, think_until - now + self.hang_grace_s)
             except Exception as exc:  # the pool is shut or broken
                 heapq.heappush(self._queue, (job.key(), job))
-                self._spawn(self.restart(f"it refused work ({type(exc).__name__})"))
+                if not self._restarting:
+                    self._spawn(self.restart(f"it refused work ({type(exc).__name__})"))
                 return
             job.generation = self._generation
             self._running[job] = future
