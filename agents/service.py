@@ -200,6 +200,11 @@ class AgentService:
     ) -> None:
         await self.close()
 
+    @property
+    def worker_pids(self) -> tuple[int, ...]:
+        """The current pool's worker processes, as started (none with threads)."""
+        return self._pool.pids if self._pool is not None else ()
+
     async def restart(self, reason: str) -> None:
         """Replace the worker pool now; the decisions it was running go to the new one."""
         if self._closed or self._loop is None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -38,6 +39,8 @@ from .registry import AGENTS, AgentSpec
 
 Kind = Literal["act", "claim"]
 MIN_THINKING_S = 0.05  # the least a search is given, however late it starts
+STARTUP_TIMEOUT_S = 60.0  # for a new pool's workers to start and import the agents
+WARM_PAUSE_S = 0.05  # each warm-up task lingers so that every worker gets one
 # Imported once by the fork server, so each worker starts with the engine loaded.
 _FORKSERVER_PRELOAD = ["engine", "agents.registry", "agents.selfish"]
 
@@ -66,6 +69,11 @@ def _init_worker(agents: dict[str, str], preload: tuple[str, ...]) -> None:
         # worker, and an agent still being written may fail in any way).
         with contextlib.suppress(Exception):
             AgentSpec(name).build(0, 0)
+
+
+def _warm(pause_s: float) -> int:
+    time.sleep(pause_s)
+    return os.getpid()
 
 
 def build_agent(spec: str, seat: int, seed: int, due: float) -> AgentBase:
@@ -106,6 +114,7 @@ class WorkerPool:
         self._preload = tuple(preload)
         self._processes: ProcessPool | None = None
         self._threads: ThreadPoolExecutor | None = None
+        self.pids: tuple[int, ...] = ()  # the worker processes as started
 
     def build(self) -> WorkerPool:
         """Start the workers and wait until each has imported the agents."""
@@ -113,12 +122,20 @@ class WorkerPool:
             # More threads than slots: a hung agent keeps its thread, not the service.
             self._threads = ThreadPoolExecutor(max_workers=8, thread_name_prefix="agent")
             return self
-        self._processes = ProcessPool(
+        pool = self._processes = ProcessPool(
             max_workers=self.workers,
             initializer=_init_worker,
             initargs=(self._registry, self._preload),
             context=process_context(),
         )
+        # Workers start on demand: overlapping warm-up tasks start them all now, so that
+        # no decision pays for a process start and the agents' imports.
+        try:
+            warm = [pool.schedule(_warm, args=(WARM_PAUSE_S,)) for _ in range(self.workers)]
+            self.pids = tuple(future.result(timeout=STARTUP_TIMEOUT_S) for future in warm)
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     @property

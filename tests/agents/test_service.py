@@ -15,6 +15,8 @@ import multiprocessing
 import os
 import pickle
 import random
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -362,3 +364,51 @@ async def test_caller_mistakes_are_errors_not_fallbacks() -> None:
         assert (await service.claim("chatty", idle, seed=1)).move is None  # no window
     with pytest.raises(RuntimeError, match="not running"):
         await service.decide("random", view, seed=1)
+
+
+_BOT = """
+import asyncio, sys
+from agents.service import AgentService
+
+async def main() -> None:
+    async with AgentService(2) as service:
+        print(*service.worker_pids, flush=True)
+        await asyncio.sleep(120)
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"""
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
+def test_worker_processes_exit_when_the_bot_is_killed(tmp_path: Path) -> None:
+    script = tmp_path / "bot.py"
+    script.write_text(_BOT)
+    root = Path(__file__).resolve().parents[2]
+    bot = subprocess.Popen(
+        [sys.executable, str(script)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    try:
+        assert bot.stdout is not None
+        pids = [int(pid) for pid in bot.stdout.readline().split()]
+        assert len(pids) == 2 and all(_alive(pid) for pid in pids)
+    finally:
+        bot.kill()  # SIGKILL: no clean-up code of the bot runs
+        bot.wait()
+    deadline = time.monotonic() + 20
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in pids if _alive(pid)], "worker processes outlived the bot"
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, dead but not yet reaped by init, does not count)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
