@@ -624,9 +624,10 @@ class GameSession:
     async def _ai_turn(self, seat: int, turn: int, spec: str, view: PlayerView) -> None:
         seed = seat_seed(self._seed, seat)
         try:
-            action = await self.agents.decide(
+            answer = await self.agents.decide(
                 spec, view, seed=seed, budget_s=self.options.ai_budget_s
             )
+            action = answer.move
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the port promises an answer; if it fails, never stall
@@ -656,12 +657,13 @@ class GameSession:
     async def _ai_claim(self, seat: int) -> None:
         info = self._seats[seat]
         view = self.game.view(seat)
-        claim = await self.agents.claim(
+        said = await self.agents.claim(
             info.agent or self._substitute,
             view,
             seed=seat_seed(self._seed, seat),
             budget_s=min(self.options.ai_budget_s, 1.0),
         )
+        claim = said.move
         if claim is None:
             return
 
