@@ -5,13 +5,16 @@ player against AI players. Both are stored like every game (replay and stats see
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
+from collections.abc import AsyncIterator
 from typing import TextIO
 
+from agents.registry import AgentSpec
 from engine import STANDARD, Variant
 
-from .agent_port import available
+from .agent_port import FAST_AGENTS, AgentPort, available
 from .frontends.terminal import LineReader, TerminalFrontend, read_stdin
 from .manager import BOT_NAMES, Member, SessionManager
 from .session import GameSession, SessionOptions
@@ -119,24 +122,58 @@ async def _play_stored(
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     store = await Storage.open(db_path)
     try:
-        manager = SessionManager(store, frontend)
-        session = await manager.create(
-            humans,
-            players=players,
-            fill_with_ai=True,
-            ai_spec=agent,
-            variant=variant,
-            seed=seed,
-            options=SessionOptions(timers=Timers.off(), substitute=agent),
-            extra_options=extra_options,
-            start=False,
-        )
-        names = ", ".join(s.label for s in session.seats)
-        print(f"Game #{session.game_id}. Players: {names}.{intro}", file=out, flush=True)
-        await session.run()
-        await frontend.close()
-        if session.game.is_over:  # the seed decides every role and the deck: told only now
-            print(f"Seed {seed} (replay it with --seed {seed}).", file=out, flush=True)
-        return session
+        async with _agents_for(agent) as agents:
+            manager = SessionManager(store, frontend, agents)
+            return await _play(
+                manager, humans, frontend, players, seed, agent, variant, out, intro, extra_options
+            )
     finally:
         await store.close()
+
+
+@contextlib.asynccontextmanager
+async def _agents_for(agent: str) -> AsyncIterator[AgentPort | None]:
+    """The bot's AI service (worker processes) for a searching agent; None (the
+    manager's in-process agents) for the instant rule agents."""
+    if AgentSpec.parse(agent).name in FAST_AGENTS:
+        yield None
+        return
+    # Searching agents think in worker processes, through the bot's own scheduler:
+    # threads here would share one core's worth of Python between every AI seat.
+    from agents.service import AgentService
+
+    async with AgentService() as service:
+        yield service
+
+
+async def _play(
+    manager: SessionManager,
+    humans: list[Member | None],
+    frontend: TerminalFrontend,
+    players: int,
+    seed: int,
+    agent: str,
+    variant: Variant,
+    out: TextIO,
+    intro: str,
+    extra_options: dict[str, object] | None,
+) -> GameSession:
+    """Create the stored game, narrate it to its end."""
+    session = await manager.create(
+        humans,
+        players=players,
+        fill_with_ai=True,
+        ai_spec=agent,
+        variant=variant,
+        seed=seed,
+        options=SessionOptions(timers=Timers.off(), substitute=agent),
+        extra_options=extra_options,
+        start=False,
+    )
+    names = ", ".join(s.label for s in session.seats)
+    print(f"Game #{session.game_id}. Players: {names}.{intro}", file=out, flush=True)
+    await session.run()
+    await frontend.close()
+    if session.game.is_over:  # the seed decides every role and the deck: told only now
+        print(f"Seed {seed} (replay it with --seed {seed}).", file=out, flush=True)
+    return session
