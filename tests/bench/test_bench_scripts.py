@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -95,3 +96,49 @@ def test_fit_compare_scores_two_fits_on_the_same_games(tmp_path: Path) -> None:
     # A missing file means the hand-set defaults: another model, other figures.
     other, again = compare([FITTED_PATH, tmp_path / "none.json"], games=4, seed=1, pool=pool)
     assert again == points and other[0] == same[0] and other[1] != other[0]
+
+
+AI_LOAD_KEYS = {
+    "tables",
+    "players",
+    "ai_seats",
+    "seconds",
+    "chaos",
+    "workers",
+    "games",
+    "finished",
+    "stuck",
+    "decisions",
+    "claims",
+    "fallbacks",
+    "fallback_causes",
+    "p50_s",
+    "p95_s",
+    "max_s",
+    "iterations_p50",
+    "iterations_p5",
+    "loop_lag_max_ms",
+    "loop_lag_p99_ms",
+    "wall_s",
+    "service",
+}
+
+
+@pytest.mark.parametrize("chaos", ["0", "0.2"])
+def test_ai_load_bench_plays_every_game_to_its_end(chaos: str) -> None:
+    """bench/ai_load_bench.py plays two small AI-only tables through the real session and
+    worker processes and prints one JSON object; with --chaos (a fifth of the AI answers
+    raise, hang or kill their worker) every game still ends. No timing is asserted: the
+    figures depend on the machine and its load."""
+    command = [sys.executable, str(BENCH / "ai_load_bench.py"), "--tables", "2"]
+    command += ["--players", "5", "--ai-seats", "5", "--seconds", "0.3", "--workers", "1"]
+    command += ["--stall", "30", "--timeout", "120", "--chaos", chaos, "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)  # exactly one JSON object, nothing else
+    assert not AI_LOAD_KEYS - figures.keys(), AI_LOAD_KEYS - figures.keys()
+    assert figures["games"] == figures["finished"] == 2 and figures["stuck"] == 0
+    assert figures["tables"] == 2 and figures["workers"] == 1 and figures["decisions"] > 0
+    assert figures["fallbacks"] == sum(figures["fallback_causes"].values())
+    assert "iterations" not in figures["service"]
+    assert figures["service"]["decisions"] == figures["decisions"]
