@@ -155,7 +155,11 @@ class InProcessAgents:
 def _warn(name: str, view: PlayerView, problem: str) -> None:
     # Public facts only: the agent, the seat, the phase and what went wrong.
     log.info(
-        "AI fallback: agent %s at seat %s (phase %s): %s", name, view.seat, view.phase.value, problem
+        "AI fallback: agent %s at seat %s (phase %s): %s",
+        name,
+        view.seat,
+        view.phase.value,
+        problem,
     )
 
 
