@@ -1,8 +1,10 @@
 """The running games of one bot process: creation from a lobby, lookup, restart recovery.
 
 `SessionManager` stores a new game before its first move, builds its `GameSession` and
-starts it; on start-up `recover()` replays every unfinished stored game and resumes it.
-Front-ends find a game's session here (`get`, `for_channel`, `games_of`).
+starts it; on start-up `recover()` replays every unfinished stored game (running or
+paused) and resumes it. A game whose task died stays registered, paused, until a host
+resumes it (`resume_paused`) or cancels it. Front-ends find a game's session here (`get`,
+`for_channel`, `games_of`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from engine import STANDARD, Game, RecordError, Variant
 from .agent_port import AgentPort, InProcessAgents, available, default_substitute
 from .frontends import bind_frontend
 from .ports import Frontend, SeatInfo
-from .session import GameSession, SessionOptions
+from .session import RESTART_NOTICE, RESUME_NOTICE, GameSession, SessionOptions
 from .storage import SeatRecord, Storage, StoredGame
 
 log = logging.getLogger(__name__)
@@ -58,11 +60,11 @@ class SessionManager:
     # --- lookup -------------------------------------------------------------------------
 
     def get(self, game_id: int) -> GameSession | None:
-        """The running session of a game, if this process drives it."""
+        """The running (or paused) session of a game, if this process drives it."""
         return self._sessions.get(game_id)
 
     def for_channel(self, channel_id: int) -> GameSession | None:
-        """The running game in a channel (one per channel), if any."""
+        """The running (or paused) game in a channel (one per channel), if any."""
         for session in self._sessions.values():
             if session.channel_id == channel_id:
                 return session
@@ -159,7 +161,8 @@ class SessionManager:
     ) -> list[GameSession]:
         """Resume every unfinished stored game; returns the sessions now running.
 
-        A game whose record no longer replays is left as it is in storage and logged.
+        Paused games are resumed too: the restart may have fixed what paused them. A
+        game whose record no longer replays is left as it is in storage and logged.
         """
         resumed = []
         for stored in await self.store.unfinished_games():
@@ -171,12 +174,44 @@ class SessionManager:
                 # Only the type: the message may quote a private action (a discard).
                 log.error("game %d cannot be resumed (%s)", stored.id, type(exc).__name__)
                 continue
+            if stored.status == "paused":
+                log.info("game %d was paused (%s): resumed", stored.id, stored.pause_reason)
+                await self.store.resume_game(stored.id)
             session.start()
             resumed.append(session)
         return resumed
 
+    async def resume_paused(self, game_id: int) -> GameSession:
+        """Carry on a paused game: rebuild its session from storage (as a restart does,
+        by replaying the stored record), mark it running and start it.
+
+        Raises ValueError if the game is not paused here, and `engine.RecordError` if its
+        record no longer replays (the game then stays paused).
+        """
+        old = self._sessions.get(game_id)
+        stored = await self.store.load_game(game_id)
+        if (old is None or not old.paused) and stored.status != "paused":
+            raise ValueError(f"Game #{game_id} is not paused.")
+        if stored.status not in ("running", "paused"):
+            raise ValueError(f"Game #{game_id} is {stored.status}.")
+        frontend = old.frontend if old is not None else None
+        session = self._build(stored, frontend, notice=RESUME_NOTICE)  # replays, or raises
+        if old is not None:
+            await old.stop()  # ends its publisher; its game task is gone already
+        await self.store.resume_game(game_id)
+        log.info("game %d resumed (it was paused: %s)", game_id, stored.pause_reason)
+        self._register(session)
+        session.start()
+        return session
+
     def resume(self, stored: StoredGame, frontend: Frontend | None = None) -> GameSession:
-        """Build (not start) the session of a stored running game by replaying it."""
+        """Build (not start) the session of a stored unfinished game by replaying it."""
+        session = self._build(stored, frontend, notice=RESTART_NOTICE)
+        self._register(session)
+        return session
+
+    def _build(self, stored: StoredGame, frontend: Frontend | None, *, notice: str) -> GameSession:
+        """The session of a stored game, rebuilt by replaying its record (not registered)."""
         options = self._mended(stored.id, SessionOptions.from_dict(stored.options))
         seats = [
             SeatInfo(s.seat, s.name, s.user_id, self._playable(stored.id, s, options))
@@ -195,8 +230,8 @@ class SessionManager:
             channel_id=stored.channel_id,
             clock=self.clock,
             state=stored.session_state,
+            notice=notice,
         )
-        self._register(session)
         return session
 
     @staticmethod
@@ -232,10 +267,12 @@ class SessionManager:
         watcher.add_done_callback(self._watchers.discard)
 
     async def _forget_when_done(self, session: GameSession) -> None:
+        # A paused game stays registered until it is cancelled or resumed (replaced): its
+        # channel still finds it for /resume and /cancel, and clicks get the reason.
         await session.wait_started()
-        await session.wait()
-        if session.is_over or session.failure is not None:
-            self._sessions.pop(session.game_id, None)
+        await session.wait_closed()
+        if session.is_over and self._sessions.get(session.game_id) is session:
+            del self._sessions[session.game_id]
 
 
 def _record(seat: SeatInfo) -> SeatRecord:

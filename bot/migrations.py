@@ -10,7 +10,11 @@ log and guild/channel settings. Version 2 adds what player statistics need: the 
 each seat was dealt to (kept when an AI takes the seat over), whether the seat won, and
 the indexes the stats and recovery queries use. Version 3 adds the session's own
 bookkeeping that the move stack does not hold (timeout streaks, claim windows already
-closed), so that a restart does not forget it.
+closed), so that a restart does not forget it. Version 4 adds the `paused` status (a game
+whose task died: kept, resumable by a host or a restart, never counted in stats) and the
+cause stored with it; SQLite cannot alter a CHECK constraint, so the games table is
+rebuilt (SQLite's documented procedure: foreign keys off for the step, checked before the
+commit, ids and the AUTOINCREMENT counter kept).
 """
 
 from __future__ import annotations
@@ -142,7 +146,49 @@ _V3: Migration = (
     "ALTER TABLE games ADD COLUMN session_state TEXT NOT NULL DEFAULT '{}'",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3)
+_V4: Migration = (
+    """
+    CREATE TABLE games_v4 (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reuse the id of a game
+        guild_id     INTEGER,
+        channel_id   INTEGER,
+        players      INTEGER NOT NULL CHECK (players BETWEEN 5 AND 10),
+        variant      TEXT NOT NULL,          -- JSON, engine.Variant.to_dict()
+        seed         INTEGER NOT NULL,
+        status       TEXT NOT NULL DEFAULT 'running'
+                     CHECK (status IN ('running', 'paused', 'finished', 'cancelled')),
+        options      TEXT NOT NULL,          -- JSON object: the lobby's options
+        deadline     REAL,                   -- the pending prompt's deadline (epoch s)
+        created_at   REAL NOT NULL,
+        updated_at   REAL NOT NULL,
+        finished_at  REAL,
+        winner       TEXT CHECK (winner IN ('liberal', 'fascist')),
+        win_reason   TEXT,
+        session_state TEXT NOT NULL DEFAULT '{}',
+        -- Why a paused game stopped: an exception's type and where it was raised, never
+        -- its message (which may quote a hand or a role). NULL unless paused.
+        pause_reason TEXT
+    )
+    """,
+    """
+    INSERT INTO games_v4 (id, guild_id, channel_id, players, variant, seed, status, options,
+        deadline, created_at, updated_at, finished_at, winner, win_reason, session_state)
+    SELECT id, guild_id, channel_id, players, variant, seed, status, options, deadline,
+        created_at, updated_at, finished_at, winner, win_reason, session_state FROM games
+    """,
+    # The AUTOINCREMENT counter goes with the games: an id is never handed out twice.
+    "DELETE FROM sqlite_sequence WHERE name = 'games_v4'",
+    """
+    INSERT INTO sqlite_sequence (name, seq)
+    SELECT 'games_v4', seq FROM sqlite_sequence WHERE name = 'games'
+    """,
+    "DROP TABLE games",
+    "ALTER TABLE games_v4 RENAME TO games",
+    "CREATE INDEX games_by_status ON games (status)",
+    "CREATE INDEX games_by_guild ON games (guild_id, created_at)",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -174,23 +220,42 @@ async def migrate(
     `conn` must be in autocommit mode (`isolation_level=None`) so that the explicit
     transactions here are the only ones. Returns the version reached. The caller checks
     beforehand that the database is not newer than `migrations` knows.
+
+    Foreign keys are off while the steps run (a step may rebuild a table others refer
+    to, which SQLite allows only so) and every step checks them before it commits; the
+    connection's setting is restored afterwards.
     """
     target = len(migrations) if target is None else target
     if not 0 <= target <= len(migrations):
         raise ValueError(f"No schema version {target}; this code knows 0..{len(migrations)}.")
-    for version in range(1, target + 1):
-        await run(conn, "BEGIN IMMEDIATE")
-        try:
-            # Re-read under the write lock: another process may have migrated meanwhile.
-            if await user_version(conn) >= version:
-                await conn.rollback()
-                continue
-            for statement in migrations[version - 1]:
-                await run(conn, statement)
-            # PRAGMA takes no bound parameters; `version` is an int from this code.
-            await run(conn, f"PRAGMA user_version = {int(version)}")
-        except BaseException:
-            await conn.rollback()
-            raise
-        await conn.commit()
+    enforced = (await run(conn, "PRAGMA foreign_keys"))[0][0]
+    await run(conn, "PRAGMA foreign_keys = OFF")  # a no-op inside a transaction: set here
+    try:
+        for version in range(1, target + 1):
+            await _step(conn, version, migrations[version - 1])
+    finally:
+        await run(conn, f"PRAGMA foreign_keys = {'ON' if enforced else 'OFF'}")
     return await user_version(conn)
+
+
+async def _step(conn: aiosqlite.Connection, version: int, migration: Migration) -> None:
+    """Bring the database from `version - 1` to `version` in one transaction."""
+    await run(conn, "BEGIN IMMEDIATE")
+    try:
+        # Re-read under the write lock: another process may have migrated meanwhile.
+        if await user_version(conn) >= version:
+            await conn.rollback()
+            return
+        for statement in migration:
+            await run(conn, statement)
+        broken = await run(conn, "PRAGMA foreign_key_check")
+        if broken:
+            raise sqlite3.IntegrityError(
+                f"Schema step {version} would break {len(broken)} foreign key reference(s)."
+            )
+        # PRAGMA takes no bound parameters; `version` is an int from this code.
+        await run(conn, f"PRAGMA user_version = {int(version)}")
+    except BaseException:
+        await conn.rollback()
+        raise
+    await conn.commit()

@@ -12,23 +12,35 @@ seats in `game.awaiting()` are asked (every living player at once during a vote)
 session waits until the game moves on or the deadline passes, when an agent decides for
 each absent human and, after repeated expiries, keeps their seat until they are back.
 
+Someone is always on the clock: every seat the game awaits has a human with an open
+prompt (and a running timer when the phase has one) or a live AI decision. The session
+checks this after every step (`unattended`) and repairs it: an AI decision that ended
+without a move is asked again. Every AI path ends in a legal move: when the AI port
+fails, a rule agent (`agents.fallback`) answers, never dice; each such fallback is
+logged with its cause and counted (`fallbacks`). A game whose task dies is *paused*
+(stored with the cause, the table told), never left "running" with nobody to move; a
+host resumes it (`SessionManager.resume_paused`), or a restart does.
+
 Everything a restart needs is in storage: the actions (replayed to the identical game),
 the seats' controllers, the pending deadline and the session's bookkeeping (each seat's
-timeout streak, the claim windows already closed). Prompt ids derive from the game alone,
-so buttons issued before a restart still work after it.
+timeout streak, the claim windows already closed, the fallback count). Prompt ids
+derive from the game alone, so buttons issued before a restart still work after it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import time
+import traceback
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from agents.base import Answer
+from agents.fallback import rule_action
 from engine import (
     Action,
     CallSpecialElection,
@@ -88,6 +100,17 @@ T = TypeVar("T")
 # together do not starve the event loop of the GIL.
 _SUSPICION_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="suspicion")
 
+# The decision loop wakes at least this often to check that someone is on the clock, even
+# when nothing tells it to (a safety net: an AI task that ends always wakes it at once).
+SUPERVISE_EVERY_S = 30.0
+
+RESTART_NOTICE = "The bot restarted: the game resumes where it stopped."
+RESUME_NOTICE = "The game resumes where it stopped."
+PAUSED = (
+    "This game is paused because of an internal error. A host can type /resume to carry "
+    "on, or /cancel to end it."
+)
+
 # Public events after which front-ends that draw the board should redraw it.
 BOARD_EVENTS = (
     ev.GameStarted,
@@ -116,6 +139,10 @@ class SessionStore(Protocol):
 
     async def set_session_state(self, game_id: int, state: Mapping[str, Any]) -> None:
         """Record the session's bookkeeping (`GameSession.state()`)."""
+        ...
+
+    async def pause_game(self, game_id: int, reason: str) -> None:
+        """Mark the game paused (its task died), with the cause (a type and a place)."""
         ...
 
     async def finish_game(
@@ -175,6 +202,8 @@ class _Resume:
     deadline: float | None
     expiries: dict[int, int]  # seat -> deadlines missed in a row
     claims_closed: set[int]  # seats whose claim windows of decision `turn` are over
+    fallbacks: int = 0  # AI fallbacks counted before the restart
+    notice: str = RESTART_NOTICE  # what the table is told when the game carries on
 
 
 class GameSession:
@@ -214,10 +243,21 @@ class GameSession:
         self.clock = clock
         self.suspicion: list[SuspicionTrack] = []  # filled by a belief model, shown at the end
         self.failure: BaseException | None = None  # set when the session had to stop
+        # Why the game is paused (an exception's type and where), None while it is not.
+        self.pause_reason: str | None = None
+        # AI answers that were not the seat's own agent's in time (stored: survives a
+        # restart), and the search iterations of each AI answer that reports them.
+        self.fallbacks: int = resume.fallbacks if resume else 0
+        self.ai_iterations: list[int] = []
+        self.repairs = 0  # times supervision found nobody on the clock and asked again
+        # Called after every step of a decision, once the session has made sure someone
+        # is on the clock (tests check the invariant here).
+        self.on_step: list[Callable[[GameSession], None]] = []
         self._seats = list(seats)
         self._table = self._make_table()
         self._substitute = self.options.substitute_spec
         self._fresh = resume is None
+        self._resume_notice = resume.notice if resume else RESTART_NOTICE
         self._turn = resume.turn if resume else 0
         self._claim_pending: set[int] = set(resume.claim_pending) if resume else set()
         # Seats whose claim windows of decision `_claims_turn` are over (claimed, said
@@ -232,6 +272,8 @@ class GameSession:
         self._changed = asyncio.Event()
         self._open: dict[int, dict[PromptKind, Prompt]] = {}
         self._ai_tasks: dict[int, asyncio.Task[None]] = {}  # seat -> AI deciding this turn
+        self._asked: int | None = None  # the decision whose seats are all being asked
+        self._decision_deadline: float | None = None  # its running timer, if any
         self._expiries: dict[int, int] = dict(resume.expiries) if resume else {}
         self._stored_state: dict[str, Any] = self.state()
         self._claim_deadline: float | None = None
@@ -242,6 +284,7 @@ class GameSession:
         self._publisher: asyncio.Task[None] | None = None
         self._cancelled = False
         self._started = asyncio.Event()
+        self._closed = asyncio.Event()  # set once the session will do nothing more
 
     # --- construction from storage ----------------------------------------------------
 
@@ -261,14 +304,16 @@ class GameSession:
         channel_id: int | None = None,
         clock: Callable[[], float] = time.time,
         state: Mapping[str, Any] | None = None,
+        notice: str = RESTART_NOTICE,
     ) -> GameSession:
         """Rebuild a stored game by replaying its record, ready to carry on where it stopped.
 
         `state` is the bookkeeping the session stored (`state()`); unreadable parts of it
-        are ignored. Raises `engine.RecordError` if the record does not replay.
+        are ignored. `notice` tells the table the game carries on. Raises
+        `engine.RecordError` if the record does not replay.
         """
         game, turn, pending = replay(record)
-        expiries, closed = _read_state(state or {}, turn, game.players)
+        expiries, closed, fallbacks = _read_state(state or {}, turn, game.players)
         vote_start = None
         if game.phase is Phase.VOTE:
             # AI ballots are decided from the view before the first ballot of the election
@@ -289,7 +334,9 @@ class GameSession:
             guild_id=guild_id,
             channel_id=channel_id,
             clock=clock,
-            resume=_Resume(turn, pending - closed, vote_start, deadline, expiries, closed),
+            resume=_Resume(
+                turn, pending - closed, vote_start, deadline, expiries, closed, fallbacks, notice
+            ),
         )
 
     # --- GameControl: what front-ends call ----------------------------------------------
@@ -314,6 +361,33 @@ class GameSession:
         """Whether the game has ended (or was cancelled)."""
         return self.game.is_over or self._cancelled
 
+    @property
+    def paused(self) -> bool:
+        """Whether the game is paused: its task died; `/resume` or a restart resumes it."""
+        return self.pause_reason is not None and not self._cancelled
+
+    def unattended(self) -> list[int]:
+        """The seats the current decision awaits that nobody is on the clock for.
+
+        On the clock: a human with an open action prompt (and a running timer when the
+        phase has one), or an AI with a live decision task. During a vote the awaited
+        seats are the voters who have not voted. Empty while no decision is being asked
+        (between two decisions, during claims, once the game is over or paused).
+        """
+        if self.is_over or self.paused or self._asked != self._turn:
+            return []
+        timed = self.options.timers.for_phase(self.game.phase) is not None
+        missing = []
+        for seat in self.game.awaiting():
+            if self._ai_deciding(seat):
+                continue
+            human = not self._seats[seat].is_ai
+            prompt = self._open.get(seat, {}).get(PromptKind.ACTION)
+            if human and prompt is not None and (not timed or self._decision_deadline):
+                continue
+            missing.append(seat)
+        return missing
+
     def private_view(self, seat: int) -> PlayerView:
         """The seat's own view (role, hand...): for that seat's member only."""
         return self.game.view(seat)
@@ -335,6 +409,8 @@ class GameSession:
         seat = self._table.seat_of(user_id)
         if seat is None:
             raise NotAPlayer("You are not playing in this game.")
+        if self.paused:
+            raise SessionRefusal(PAUSED)
         prompt = self._find_prompt(seat, prompt_id)
         if not 0 <= option < len(prompt.options):
             raise StalePrompt("There is no such choice.")
@@ -411,8 +487,14 @@ class GameSession:
                     raise
         await self.flush()
 
+    async def wait_closed(self) -> None:
+        """Wait until the session will do nothing more: the game ended or was cancelled,
+        or the session was stopped. (A paused game's session stays open: it still
+        answers clicks, and `cancel` ends it.)"""
+        await self._closed.wait()
+
     async def run(self) -> None:
-        """Play the game to its end."""
+        """Play the game to its end (or until it pauses)."""
         self.start()
         await self.wait()
 
@@ -438,9 +520,12 @@ class GameSession:
             except TimeoutError:
                 self._publisher.cancel()
             await asyncio.gather(self._publisher, return_exceptions=True)
+        self._closed.set()
 
     async def cancel(self, reason: str) -> None:
-        """End the game without a winner (a host's decision); nothing is revealed."""
+        """End the game without a winner (a host's decision); nothing is revealed.
+
+        A paused game is ended the same way (it is never counted in stats)."""
         async with self._lock:
             if self.is_over:
                 return
@@ -448,12 +533,16 @@ class GameSession:
                 await self.store.finish_game(
                     self.game_id, status="cancelled", winner=None, reason=None, roles=None
                 )
+            was_paused = self.paused
             self._cancelled = True
             self._close_all("The game was cancelled.")
             self._post_notice(f"The game was cancelled: {reason}")
             if self._task is not None:
                 self._task.cancel()
+            if was_paused:  # the dead game task left the publisher running for this
+                self._outbox.put_nowait(None)
         await self.wait()
+        self._closed.set()
 
     async def _run(self) -> None:
         try:
@@ -466,25 +555,53 @@ class GameSession:
                     await self._decision()
             self._raise_failure()
             await self._finish()
-        except asyncio.CancelledError:
-            raise
+        except asyncio.CancelledError as exc:
+            if _cancelled_here():
+                raise  # our own stop or cancel
+            await self._pause(exc)  # it leaked from something we awaited: a fault
         except Exception as exc:  # keep the game stored and resumable; tell the table
-            self.failure = self.failure or exc
-            log.exception("game %d stopped", self.game_id)
-            self._post_notice(
-                "This game has stopped because of an internal error; it will resume from "
-                "its last stored move when the bot restarts."
-            )
+            await self._pause(exc)
         finally:
             for task in self._ai_tasks.values():
                 task.cancel()
-            self._outbox.put_nowait(None)  # the publisher shows what is queued, then ends
+            if self.pause_reason is None:
+                self._outbox.put_nowait(None)  # the publisher shows what is queued, then ends
+                self._closed.set()
+
+    async def _pause(self, exc: BaseException) -> None:
+        """The game task is dying: store the game as paused with the cause, tell the table.
+
+        The session stays registered: clicks are answered (refused, with the reason),
+        `cancel` ends the game, `SessionManager.resume_paused` carries it on.
+        """
+        root = self.failure or exc
+        self.failure = root
+        cause = failure_cause(root)
+        # The type and the place only: an exception's message may quote a hand or a role.
+        log.error("game %d paused: %s", self.game_id, cause)
+        log.debug("game %d: what paused it", self.game_id, exc_info=root)
+        async with self._lock:
+            self.pause_reason = cause
+            self._asked = None
+            self._close_all("The game is paused.")
+            self._post_notice(
+                f"This game is paused because of an internal error ({type(root).__name__}). "
+                "A host can type /resume to carry on, or /cancel to end it."
+            )
+            if self.store is None:
+                return
+            try:
+                await self.store.pause_game(self.game_id, cause)
+            except Exception as store_exc:  # still paused here; a restart resumes it
+                log.error(
+                    "game %d: the pause was not stored (%s)", self.game_id, type(store_exc).__name__
+                )
 
     def _opening(self) -> None:
         if self._fresh:
             self._route(self.game.events)
         else:
-            self._post_notice("The bot restarted: the game resumes where it stopped.", board=True)
+            self._post_notice(self._resume_notice, board=True)
 
     async def _decision(self) -> None:
         """Ask for the current decision and wait until the game moves past it."""
@@ -493,24 +610,60 @@ class GameSession:
         if not any(not self._seats[s].is_ai for s in game.awaiting()):
             deadline = None
         await self._store_deadline(deadline)
-        self._reconcile(turn, deadline)
+        self._decision_deadline = deadline
+        self._asked = turn
         self._announce_waiting(deadline)
-        while self._turn == turn and not game.is_over:
-            self._raise_failure()
-            self._changed.clear()
-            timeout = None if deadline is None else max(0.0, deadline - self.clock())
-            try:
-                await asyncio.wait_for(self._changed.wait(), timeout)
-            except TimeoutError:
-                async with self._lock:
-                    if self._turn == turn and not game.is_over:
-                        await self._expire(turn)
-                deadline = None
-                await self._store_deadline(None)
-                continue
-            if self._turn == turn:
-                self._reconcile(turn, deadline)
+        try:
+            await self._supervise(turn, deadline)
+            while self._turn == turn and not game.is_over:
+                self._raise_failure()
+                self._changed.clear()
+                remaining = None if deadline is None else max(0.0, deadline - self.clock())
+                limit = SUPERVISE_EVERY_S if remaining is None else remaining
+                limit = min(limit, SUPERVISE_EVERY_S)
+                try:
+                    await self._wait_changed(limit)
+                except TimeoutError:
+                    if remaining is not None and remaining <= SUPERVISE_EVERY_S:
+                        async with self._lock:
+                            if self._turn == turn and not game.is_over:
+                                await self._expire(turn)
+                        deadline = self._decision_deadline = None
+                        await self._store_deadline(None)
+                await self._supervise(turn, deadline)
+        finally:
+            self._asked = None
         self._end_turn()
+
+    async def _wait_changed(self, timeout: float | None) -> None:
+        """Wait until something changed, or raise TimeoutError after `timeout` seconds."""
+        # asyncio.timeout, not wait_for: in Python 3.11, wait_for swallows a cancellation
+        # that arrives as the event is set, and a stopped session would go on waiting.
+        async with asyncio.timeout(timeout):
+            await self._changed.wait()
+
+    async def _supervise(self, turn: int, deadline: float | None) -> None:
+        """After every step: make sure each awaited seat has someone on the clock."""
+        # Under the lock: an action being stored has changed the game but not yet the
+        # decision counter, and must not be mistaken for a decision nobody answers.
+        async with self._lock:
+            if self._turn == turn and not self.game.is_over and not self.paused:
+                self._check_clock(turn, deadline)
+
+    def _check_clock(self, turn: int, deadline: float | None) -> None:
+        self._reconcile(turn, deadline)
+        for seat in self.unattended():  # never expected: an AI decides, as at a timeout
+            self.repairs += 1
+            log.warning(
+                "game %d: nobody on the clock for seat %d (phase %s): an AI decides",
+                self.game_id,
+                seat,
+                self.game.phase.value,
+            )
+            self._close(seat, PromptKind.ACTION, "An AI decides for this seat.")
+            self._spawn_ai(seat, turn, self._seats[seat].agent or self._substitute)
+        for hook in self.on_step:
+            hook(self)
 
     async def _claims(self) -> None:
         """Let the seats whose claim windows just opened claim: AIs now, humans in a window."""
@@ -540,7 +693,7 @@ class GameSession:
             self._changed.clear()
             timeout = None if deadline is None else max(0.0, deadline - self.clock())
             try:
-                await asyncio.wait_for(self._changed.wait(), timeout)
+                await self._wait_changed(timeout)
             except TimeoutError:
                 break
         self._claim_window = set()
@@ -599,13 +752,27 @@ class GameSession:
         During a vote, humans who have voted keep their ballot prompt (after a restart
         too): a ballot may be changed until the last one is in.
         """
-        seats = self.game.awaiting()
+        awaited = self.game.awaiting()
+        seats = list(awaited)
         if self.game.phase is Phase.VOTE:
             seats += [s for s in sorted(self.game.votes) if not self._seats[s].is_ai]
         for seat in seats:
             info = self._seats[seat]
-            if seat in self._ai_tasks:
-                continue  # an AI decides this one (a stand-in, or the seat's own AI)
+            task = self._ai_tasks.get(seat)
+            if task is not None:
+                if not task.done() or seat not in awaited:
+                    continue  # an AI decides this one (a stand-in, or the seat's own AI)
+                # The AI decision ended without a move (its task died): ask it again.
+                self.repairs += 1
+                log.info(
+                    "game %d: the AI decision at seat %d (phase %s) ended without a move; "
+                    "asking again",
+                    self.game_id,
+                    seat,
+                    self.game.phase.value,
+                )
+                self._spawn_ai(seat, turn, info.agent or self._substitute)
+                continue
             if info.is_ai:
                 self._close(seat, PromptKind.ACTION, "An AI decides for this seat.")
                 self._spawn_ai(seat, turn, info.agent or self._substitute)
@@ -619,7 +786,13 @@ class GameSession:
         task = asyncio.create_task(
             self._ai_turn(seat, turn, spec, view), name=f"game-{self.game_id}-ai-{seat}"
         )
+        # However it ends (a move, or dead), the decision loop looks again at once.
+        task.add_done_callback(lambda _: self._changed.set())
         self._ai_tasks[seat] = task
+
+    def _ai_deciding(self, seat: int) -> bool:
+        task = self._ai_tasks.get(seat)
+        return task is not None and not task.done()
 
     async def _ai_turn(self, seat: int, turn: int, spec: str, view: PlayerView) -> None:
         seed = seat_seed(self._seed, seat)
@@ -627,59 +800,85 @@ class GameSession:
             answer = await self.agents.decide(
                 spec, view, seed=seed, budget_s=self.options.ai_budget_s
             )
-            action = answer.move
         except asyncio.CancelledError:
-            raise
+            if _cancelled_here():
+                raise  # the decision is over, or the session stops
+            # Leaked from inside the port (a worker pool shutting down): not ours to obey.
+            answer = await _stand_in(view, seed, "the AI decision was cancelled")
         except Exception as exc:  # the port promises an answer; if it fails, never stall
             # Only the type: an agent's message may quote the seat's hand.
-            log.error(
-                "game %d: agent for seat %d failed (%s)", self.game_id, seat, type(exc).__name__
-            )
-            action = random.Random(f"{seed}:{len(view.events)}").choice(view.legal_actions)
-        await self._guarded(self._accept_ai(seat, turn, action))
+            answer = await _stand_in(view, seed, f"the AI port raised {type(exc).__name__}")
+        self._note(seat, view.phase.value, answer)
+        await self._guarded(self._accept_ai(seat, turn, answer.move))
 
     async def _accept_ai(self, seat: int, turn: int, action: Action) -> None:
         async with self._lock:
             # Only while the decision is still open for this seat: a human may have answered
             # first, and a ballot already cast must not be flipped by a late stand-in.
             if self._turn != turn or self.is_over or seat not in self.game.awaiting():
+                await self._save_state()  # a fallback counted meanwhile
                 return
             self._close(seat, PromptKind.ACTION, "An AI decided for you.")
             try:
                 await self._accept(action)
-            except IllegalAction:  # never stall: any legal action beats none
-                log.warning(
-                    "game %d: agent for seat %d chose an illegal action", self.game_id, seat
-                )
-                legal = self.game.legal_actions(seat)
-                await self._accept(random.Random(f"{self._seed}:{turn}").choice(legal))
+            except IllegalAction:  # never stall: a rule agent's legal move beats none
+                view = self.game.view(seat)
+                self._fallback(seat, view.phase.value, "the AI answered an illegal action")
+                move = (await _stand_in(view, seat_seed(self._seed, seat), "")).move
+                await self._accept(move)
+            await self._save_state()
 
     async def _ai_claim(self, seat: int) -> None:
+        """An AI seat's claim, or silence; a failed claim is silence (logged, counted)."""
         info = self._seats[seat]
         view = self.game.view(seat)
-        said = await self.agents.claim(
-            info.agent or self._substitute,
-            view,
-            seed=seat_seed(self._seed, seat),
-            budget_s=min(self.options.ai_budget_s, 1.0),
-        )
+        try:
+            said = await self.agents.claim(
+                info.agent or self._substitute,
+                view,
+                seed=seat_seed(self._seed, seat),
+                budget_s=min(self.options.ai_budget_s, 1.0),
+            )
+        except asyncio.CancelledError:
+            if _cancelled_here():
+                raise
+            said = Answer(None, "silence", fallback="the AI claim was cancelled")
+        except Exception as exc:
+            said = Answer(None, "silence", fallback=f"the AI port raised {type(exc).__name__}")
+        self._note(seat, "claim", said)
         claim = said.move
-        if claim is None:
-            return
 
         async def accept() -> None:
             async with self._lock:
-                if claim in self.game.legal_claims(seat):
-                    await self._accept(claim)
+                if claim is not None:
+                    if claim in self.game.legal_claims(seat):
+                        await self._accept(claim)
+                    else:
+                        self._fallback(seat, "claim", "the AI answered an illegal claim")
+                await self._save_state()
 
         await self._guarded(accept())
+
+    def _note(self, seat: int, what: str, answer: Answer[Any]) -> None:
+        """Keep an AI answer's figures: its search iterations, and whether it fell back."""
+        if answer.iterations is not None:
+            self.ai_iterations.append(answer.iterations)
+        if answer.fallback is not None:
+            self._fallback(seat, what, answer.fallback)
+
+    def _fallback(self, seat: int, what: str, cause: str) -> None:
+        """Count and log one AI answer that is not the seat's own agent's in time.
+
+        `cause` is free of hidden information (the port's contract, and ours)."""
+        self.fallbacks += 1
+        log.info("game %d: AI fallback at seat %d (%s): %s", self.game_id, seat, what, cause)
 
     async def _expire(self, turn: int) -> None:
         """The deadline passed: an agent decides for every human still awaited."""
         timers = self.options.timers
         for seat in list(self.game.awaiting()):
             info = self._seats[seat]
-            if info.is_ai or seat in self._ai_tasks:
+            if info.is_ai or self._ai_deciding(seat):
                 continue
             self._expiries[seat] = self._expiries.get(seat, 0) + 1
             self._close(seat, PromptKind.ACTION, "Time is up: an AI decides for you this time.")
@@ -700,8 +899,8 @@ class GameSession:
         async with self._lock:
             if self.is_over:
                 raise SessionRefusal("This game is over.")
-            if self.failure is not None:
-                raise SessionRefusal("This game is paused until the bot restarts.")
+            if self.failure is not None or self.paused:
+                raise SessionRefusal(PAUSED)
             if not 0 <= seat < self.game.players:
                 raise NotAPlayer(f"There is no seat {seat} in this game.")
             if action.seat != seat:
@@ -889,6 +1088,8 @@ class GameSession:
             raise NotAPlayer("You are not playing in this game.")
         if self.is_over:
             raise SessionRefusal("This game is over.")
+        if self.paused:
+            raise SessionRefusal(PAUSED)
         return seat
 
     async def _hand_over(self, seat: int, reason: str) -> None:
@@ -938,6 +1139,7 @@ class GameSession:
         return {
             "expiries": {str(seat): n for seat, n in sorted(self._expiries.items()) if n},
             "claims": {"turn": self._claims_turn, "closed": sorted(self._claims_closed)},
+            "fallbacks": self.fallbacks,
         }
 
     async def _save_state(self) -> None:
@@ -1008,9 +1210,10 @@ def replay(record: GameRecord) -> tuple[Game, int, set[int]]:
 
 def _read_state(
     state: Mapping[str, Any], turn: int, players: int
-) -> tuple[dict[int, int], set[int]]:
-    """The timeout streaks and the claim windows closed at decision `turn`, read from a
-    stored `GameSession.state()`; whatever does not fit the game is dropped."""
+) -> tuple[dict[int, int], set[int], int]:
+    """The timeout streaks, the claim windows closed at decision `turn` and the AI
+    fallbacks counted so far, read from a stored `GameSession.state()`; whatever does not
+    fit the game is dropped."""
     expiries: dict[int, int] = {}
     raw = state.get("expiries")
     if isinstance(raw, dict):
@@ -1023,7 +1226,8 @@ def _read_state(
         seats = claims.get("closed")
         if isinstance(seats, list):
             closed = {s for s in seats if type(s) is int and 0 <= s < players}
-    return expiries, closed
+    fallbacks = state.get("fallbacks")
+    return expiries, closed, fallbacks if type(fallbacks) is int and fallbacks > 0 else 0
 
 
 def suspicion_tracks(
@@ -1102,6 +1306,41 @@ def _without_last(game: Game) -> Game:
     record = GameRecord.of(game)
     record.actions.pop()
     return record.replay()
+
+
+def _cancelled_here() -> bool:
+    """Whether the running task was asked to stop (`Task.cancel`), rather than hit by a
+    CancelledError that leaked from something it awaited (a worker pool shutting down
+    cancels its futures; that must not stop a game)."""
+    task = asyncio.current_task()
+    return task is None or task.cancelling() > 0
+
+
+async def _stand_in(view: PlayerView, seed: int, cause: str) -> Answer[Action]:
+    """A rule agent's answer (`agents.fallback`, never dice) for a decision the AI port
+    could not answer, computed off the event loop; `cause` says why (no secrets)."""
+    started = time.monotonic()
+    try:
+        move, by = await asyncio.to_thread(rule_action, view, seed)
+    except Exception:  # never seen: rule_action itself falls back to a legal action
+        move, by = view.legal_actions[0], "first legal action"
+    return Answer(move, by, None, time.monotonic() - started, cause or None)
+
+
+_ROOT = Path(__file__).resolve().parents[1]
+
+
+def failure_cause(exc: BaseException) -> str:
+    """What stopped a game, safe to store and log: the exception's type and the place it
+    was raised (the innermost frame in this project's code), never its message."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if Path(f.filename).resolve().is_relative_to(_ROOT)]
+    if not frames:
+        return type(exc).__name__
+    frame = (ours or frames)[-1]
+    where = Path(frame.filename).resolve()
+    place = where.relative_to(_ROOT) if where.is_relative_to(_ROOT) else where.name
+    return f"{type(exc).__name__} at {place}:{frame.lineno} ({frame.name})"
 
 
 def _consume(task: asyncio.Task[Any]) -> None:

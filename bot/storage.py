@@ -40,7 +40,7 @@ from .migrations import SCHEMA_VERSION, migrate, user_version
 from .migrations import run as _all
 
 BUSY_TIMEOUT_MS = 5000  # another process holding the write lock: wait this long, then fail
-STATUSES = ("running", "finished", "cancelled")
+STATUSES = ("running", "paused", "finished", "cancelled")
 _INT64 = (-(2**63), 2**63 - 1)  # SQLite INTEGER range: seeds and Discord ids must fit
 
 
@@ -66,7 +66,7 @@ class StoredGame:
     id: int
     guild_id: int | None
     channel_id: int | None
-    status: str  # "running" | "finished" | "cancelled"
+    status: str  # "running" | "paused" | "finished" | "cancelled"
     record: GameRecord
     seats: tuple[SeatRecord, ...]
     options: dict[str, Any]
@@ -77,6 +77,7 @@ class StoredGame:
     reason: WinReason | None = None
     roles: tuple[Role, ...] | None = None  # set once the game is finished
     session_state: dict[str, Any] = field(default_factory=dict)  # bot.session's bookkeeping
+    pause_reason: str | None = None  # why a paused game stopped (a type and a place)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +139,7 @@ class LeaderboardRow:
 
 _GAME_COLUMNS = (
     "id, guild_id, channel_id, players, variant, seed, status, options, deadline,"
-    " created_at, finished_at, winner, win_reason, session_state"
+    " created_at, finished_at, winner, win_reason, session_state, pause_reason"
 )
 _SUMMARY_COLUMNS = (
     "g.id, g.guild_id, g.channel_id, g.players, g.status, g.winner, g.win_reason,"
@@ -365,8 +366,8 @@ class Storage:
         reason: WinReason | None,
         roles: Sequence[Role] | None,
     ) -> None:
-        """End a running game: "finished" (winner, reason and every seat's role, which
-        stats use) or "cancelled" (roles optional, stats ignore it)."""
+        """End a running (or paused) game: "finished" (winner, reason and every seat's
+        role, which stats use) or "cancelled" (roles optional, stats ignore it)."""
         if status == "finished":
             if winner is None or reason is None or roles is None:
                 raise StorageError("A finished game needs its winner, win reason and roles.")
@@ -382,7 +383,7 @@ class Storage:
             row = await _one(conn, "SELECT status, players FROM games WHERE id = ?", (game_id,))
             if row is None:
                 raise StorageError(f"No game #{game_id}.")
-            if row["status"] != "running":
+            if row["status"] not in ("running", "paused"):
                 raise StorageError(f"Game #{game_id} is already {row['status']}.")
             if roles is not None and len(roles) != row["players"]:
                 raise StorageError(
@@ -391,7 +392,7 @@ class Storage:
             await _all(
                 conn,
                 "UPDATE games SET status = ?, winner = ?, win_reason = ?, finished_at = ?,"
-                " updated_at = ?, deadline = NULL WHERE id = ?",
+                " updated_at = ?, deadline = NULL, pause_reason = NULL WHERE id = ?",
                 (
                     status,
                     winner.value if winner else None,
@@ -417,6 +418,30 @@ class Storage:
                 ):
                     pass  # leaving the block closes the cursor
 
+    async def pause_game(self, game_id: int, reason: str) -> None:
+        """Mark a running game paused (its task died), with the cause: a type and a place,
+        never an exception's message. It takes no actions until `resume_game`."""
+        await self._set_status(game_id, "paused", reason, ("running", "paused"))
+
+    async def resume_game(self, game_id: int) -> None:
+        """Mark a paused game running again (a running one stays as it is)."""
+        await self._set_status(game_id, "running", None, ("running", "paused"))
+
+    async def _set_status(
+        self, game_id: int, status: str, reason: str | None, allowed: tuple[str, ...]
+    ) -> None:
+        async with self._write() as conn:
+            row = await _one(conn, "SELECT status FROM games WHERE id = ?", (game_id,))
+            if row is None:
+                raise StorageError(f"No game #{game_id}.")
+            if row["status"] not in allowed:
+                raise StorageError(f"Game #{game_id} is {row['status']}, not {status}.")
+            await _all(
+                conn,
+                "UPDATE games SET status = ?, pause_reason = ?, updated_at = ? WHERE id = ?",
+                (status, reason, self._clock(), game_id),
+            )
+
     async def load_game(self, game_id: int) -> StoredGame:
         """The stored game; `record.replay()` rebuilds it. StorageError if unknown."""
         async with self._read() as conn:
@@ -426,10 +451,13 @@ class Storage:
             return await self._stored_game(conn, row)
 
     async def unfinished_games(self) -> list[StoredGame]:
-        """Every running game, oldest first: what restart recovery resumes."""
+        """Every running or paused game, oldest first: what restart recovery resumes
+        (a restart may have fixed what paused a game)."""
         async with self._read() as conn:
             rows = await _all(
-                conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'running' ORDER BY id"
+                conn,
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE status IN ('running', 'paused')"
+                " ORDER BY id",
             )
             return [await self._stored_game(conn, row) for row in rows]
 
@@ -684,6 +712,7 @@ class Storage:
             reason=WinReason(row["win_reason"]) if row["win_reason"] else None,
             roles=roles,
             session_state=_json_object(row["session_state"]),
+            pause_reason=row["pause_reason"],
         )
 
 
