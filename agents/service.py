@@ -62,7 +62,8 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_BUDGET_S = 2.0
 DEFAULT_CLAIM_BUDGET_S = 1.0
-HANG_GRACE_S = 1.0  # past its deadline, a worker still busy is hung and is terminated
+HANG_GRACE_S = 0.5  # past its deadline, a worker still busy is hung and is terminated
+QUEUE_GRACE_S = 3.0  # past its deadline, a decision still queued is answered here
 RETRY_MIN_S = 0.3  # a failed attempt runs again in a worker only with this much time left
 MAX_ATTEMPTS = 2
 DEGRADED_ITERATIONS = 200  # a degraded answer's search, in this process
@@ -137,6 +138,7 @@ class AgentService:
         *,
         margin_s: float = 0.15,
         hang_grace_s: float = HANG_GRACE_S,
+        queue_grace_s: float = QUEUE_GRACE_S,
         preload: Sequence[str] | None = None,
     ) -> None:
         self.workers = max(1, (os.cpu_count() or 2) - 1) if workers is None else workers
@@ -144,6 +146,7 @@ class AgentService:
             raise ValueError("workers must be 0 (in-process) or more.")
         self.margin_s = margin_s  # kept back from the budget for the answer's trip back
         self.hang_grace_s = hang_grace_s
+        self.queue_grace_s = queue_grace_s  # past its deadline, still no worker: answer here
         self.preload = tuple(AGENTS) if preload is None else tuple(preload)
         self.stats = ServiceStats()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -333,19 +336,28 @@ class AgentService:
         due = time.monotonic() + max(MIN_THINKING_S, budget_s - self.margin_s)
         self._seq += 1
         job = _Job(kind, spec, view, seed, due, priority, self._seq, loop.create_future())
-        # Whatever befalls the pool, the job is settled soon after its deadline.
-        job.watchdog = loop.call_later(
-            due - time.monotonic() + 2 * self.hang_grace_s, self._overdue, job
-        )
-        heapq.heappush(self._queue, (job.key(), job))
+        # Whatever befalls the pool, the job is settled: a decision still waiting for a
+        # worker `queue_grace_s` past its deadline is answered here (a late start only
+        # thins its search); once started, the watchdog moves behind the worker's own.
+        self._enqueue(job)
         self._dispatch()
         try:
             move, iterations = await job.outcome  # our caller's cancellation cancels it
         finally:
-            job.watchdog.cancel()
+            if job.watchdog is not None:
+                job.watchdog.cancel()
         return move, iterations, job.cause
 
     # --- the queue and the workers -----------------------------------------------------
+
+    def _enqueue(self, job: _Job) -> None:
+        """Queue `job`, its watchdog set for the longest it may wait for a worker."""
+        if job.watchdog is not None:
+            job.watchdog.cancel()
+        job.watchdog = self._running_loop().call_later(
+            job.due - time.monotonic() + self.queue_grace_s, self._overdue, job
+        )
+        heapq.heappush(self._queue, (job.key(), job))
 
     def _dispatch(self) -> None:
         """Start queued decisions while a worker is free, each with its share of time."""
@@ -373,6 +385,11 @@ class AgentService:
                 return
             job.generation = self._generation
             self._running[job] = future
+            if job.watchdog is not None:
+                job.watchdog.cancel()
+            job.watchdog = self._running_loop().call_later(
+                think_until - now + 2 * self.hang_grace_s, self._overdue, job
+            )
             future.add_done_callback(self._callback(job))
 
     def _callback(self, job: _Job) -> Any:
@@ -419,7 +436,7 @@ class AgentService:
             job.attempts += 1
             job.priority = Priority.RETRY
             self.stats.retries += 1
-            heapq.heappush(self._queue, (job.key(), job))
+            self._enqueue(job)
             return
         self._give_up(job, job.cause)
 

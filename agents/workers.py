@@ -42,7 +42,15 @@ MIN_THINKING_S = 0.05  # the least a search is given, however late it starts
 STARTUP_TIMEOUT_S = 60.0  # for a new pool's workers to start and import the agents
 WARM_PAUSE_S = 0.05  # each warm-up task lingers so that every worker gets one
 # Imported once by the fork server, so each worker starts with the engine loaded.
-_FORKSERVER_PRELOAD = ["engine", "agents.registry", "agents.selfish"]
+# The search agents too: a worker replaced after a hang or a crash starts in milliseconds
+# instead of importing numpy and the agents while decisions queue behind it.
+_FORKSERVER_PRELOAD = [
+    "engine",
+    "agents.registry",
+    "agents.selfish",
+    "agents.belief_agent",
+    "agents.belief_ismcts",
+]
 
 
 def process_context() -> BaseContext:
