@@ -9,8 +9,8 @@ legal action for the view's seat, whatever happens (`claim` the same for claims)
   before its deadline among the decisions queued with earlier or equal deadlines
   (several AI seats voting at once share the vote's window instead of racing for it).
   The worker's search stops by that instant (it checks the clock in its loop), so a
-  late start costs iterations, not a fallback. The table's decision (a nomination, the
-  legislature, a power) goes before ballots, and ballots before claims.
+  late start costs iterations, not a fallback. The decisions the table waits on one
+  at a time (a nomination, the legislature, a power, a claim) go before ballots.
 - A worker that dies fails only its own decision, which is tried again in a fresh
   worker if enough time is left. A worker still busy `hang_grace_s` after its deadline
   is terminated. A forced pool restart hands every decision in flight to the new pool.
@@ -78,9 +78,8 @@ class Priority(IntEnum):
     """Which queued decision goes first (lowest first)."""
 
     RETRY = 0  # already late: it failed once
-    TABLE = 1  # one seat's decision that the whole table waits on
-    BALLOT = 2
-    CLAIM = 3
+    TABLE = 1  # one seat's decision or claim that the whole table waits on
+    BALLOT = 2  # one of several at once, sharing the vote's window
 
 
 class _NoAnswer(Exception):
@@ -290,7 +289,7 @@ class AgentService:
         started = time.monotonic()
         try:
             move, iterations, cause = await self._ask(
-                "claim", spec, view, seed, budget_s, Priority.CLAIM
+                "claim", spec, view, seed, budget_s, Priority.TABLE
             )
             if move is not None and (not isinstance(move, Claim) or move not in view.legal_claims):
                 self.stats.errors += 1
