@@ -583,7 +583,8 @@ class GameSession:
         async with self._lock:
             self.pause_reason = cause
             self._asked = None
-            self._close_all("The game is paused.")
+            # Prompts stay open, as across a restart: their buttons answer that the game is
+            # paused, and work again once it is resumed (prompt ids derive from the game).
             self._post_notice(
                 f"This game is paused because of an internal error ({type(root).__name__}). "
                 "A host can type /resume to carry on, or /cancel to end it."
@@ -612,9 +613,10 @@ class GameSession:
         await self._store_deadline(deadline)
         self._decision_deadline = deadline
         self._asked = turn
-        self._announce_waiting(deadline)
         try:
             await self._supervise(turn, deadline)
+            # After the prompts: a front-end may build its message from both.
+            self._announce_waiting(deadline)
             while self._turn == turn and not game.is_over:
                 self._raise_failure()
                 self._changed.clear()
@@ -765,11 +767,12 @@ class GameSession:
                 # The AI decision ended without a move (its task died): ask it again.
                 self.repairs += 1
                 log.info(
-                    "game %d: the AI decision at seat %d (phase %s) ended without a move; "
-                    "asking again",
+                    "game %d: the AI decision at seat %d (phase %s) ended without a move "
+                    "(%s); asking again",
                     self.game_id,
                     seat,
                     self.game.phase.value,
+                    _how_it_ended(task),
                 )
                 self._spawn_ai(seat, turn, info.agent or self._substitute)
                 continue
@@ -788,6 +791,7 @@ class GameSession:
         )
         # However it ends (a move, or dead), the decision loop looks again at once.
         task.add_done_callback(lambda _: self._changed.set())
+        task.add_done_callback(_consume)  # a task that died is reported by supervision
         self._ai_tasks[seat] = task
 
     def _ai_deciding(self, seat: int) -> bool:
@@ -1164,7 +1168,8 @@ class GameSession:
     def _fail(self, exc: BaseException) -> None:
         if self.failure is None:
             self.failure = exc
-            log.error("game %d: %s", self.game_id, type(exc).__name__)
+            # A warning: the game task pauses the game next and logs that as the error.
+            log.warning("game %d: an action was not stored (%s)", self.game_id, type(exc).__name__)
         self._changed.set()
 
     def _raise_failure(self) -> None:
@@ -1341,6 +1346,14 @@ def failure_cause(exc: BaseException) -> str:
     where = Path(frame.filename).resolve()
     place = where.relative_to(_ROOT) if where.is_relative_to(_ROOT) else where.name
     return f"{type(exc).__name__} at {place}:{frame.lineno} ({frame.name})"
+
+
+def _how_it_ended(task: asyncio.Task[Any]) -> str:
+    """A finished task's end in public words: cancelled, or the type of what it raised."""
+    if task.cancelled():
+        return "cancelled"
+    exc = task.exception()
+    return "no error" if exc is None else f"it raised {type(exc).__name__}"
 
 
 def _consume(task: asyncio.Task[Any]) -> None:

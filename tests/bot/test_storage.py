@@ -177,6 +177,40 @@ async def test_unfinished_games_are_the_running_ones_with_their_actions(storage:
     assert (await storage.load_game(cancelled)).status == "cancelled"
 
 
+async def test_a_paused_game_keeps_its_cause_resumes_and_takes_no_actions_meanwhile(
+    storage: Storage,
+) -> None:
+    game = play_random_game(5, 23)
+    game_id = await store_game(storage, Game(5, seed=23))
+    await storage.append_action(game_id, 0, game.actions[0])
+    cause = "RuntimeError at bot/session.py:12 (_decision)"
+    await storage.pause_game(game_id, cause)
+    stored = await storage.load_game(game_id)
+    assert (stored.status, stored.pause_reason) == ("paused", cause)
+    assert [g.id for g in await storage.unfinished_games()] == [game_id]  # a restart resumes it
+    with pytest.raises(StorageError, match="is paused"):
+        await storage.append_action(game_id, 1, game.actions[1])
+    [summary] = await storage.recent_games()
+    assert summary.status == "paused"
+
+    await storage.resume_game(game_id)
+    stored = await storage.load_game(game_id)
+    assert (stored.status, stored.pause_reason) == ("running", None)
+    await storage.append_action(game_id, 1, game.actions[1])
+
+    await storage.pause_game(game_id, cause)  # paused again, then ended by a host
+    await storage.finish_game(game_id, status="cancelled", winner=None, reason=None, roles=None)
+    stored = await storage.load_game(game_id)
+    assert (stored.status, stored.pause_reason) == ("cancelled", None)
+    with pytest.raises(StorageError, match="is cancelled, not paused"):
+        await storage.pause_game(game_id, cause)
+    with pytest.raises(StorageError, match="is cancelled, not running"):
+        await storage.resume_game(game_id)
+    with pytest.raises(StorageError, match=r"No game #999\."):
+        await storage.pause_game(999, cause)
+    assert (await storage.player_stats(111)).games == 0
+
+
 async def test_append_refuses_duplicate_out_of_order_and_closed_games(storage: Storage) -> None:
     game = play_random_game(5, 21)
     game_id = await store_game(storage, Game(5, seed=21))
@@ -604,6 +638,61 @@ async def test_a_version_1_database_is_upgraded_with_its_games(
     with sqlite3.connect(path) as check:
         assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     check.close()
+
+
+async def test_a_version_3_database_gets_the_paused_status_and_keeps_its_games(
+    tmp_path: Path, open_storage: OpenStorage
+) -> None:
+    """Version 4 rebuilds the games table (a CHECK constraint cannot be altered): every
+    game, seat and action stays, ids are never reused, foreign keys still hold."""
+    path = tmp_path / "v3.db"
+    game = play_random_game(5, 9)
+    async with aiosqlite.connect(path, isolation_level=None) as raw:
+        await raw.execute("PRAGMA foreign_keys = ON")
+        assert await migrate(raw, target=3) == 3
+        await raw.execute(
+            "INSERT INTO games (id, guild_id, channel_id, players, variant, seed, options,"
+            " created_at, updated_at, session_state)"
+            " VALUES (5, 7, 70, 5, ?, 9, '{}', 10.0, 20.0, '{\"fallbacks\": 2}')",
+            (json.dumps(STANDARD.to_dict()),),
+        )
+        for seat in range(5):
+            await raw.execute(
+                "INSERT INTO seats (game_id, seat, name, user_id, dealt_user_id)"
+                " VALUES (5, ?, ?, ?, ?)",
+                (seat, f"p{seat}", 100 + seat, 100 + seat),
+            )
+        for seq, action in enumerate(game.actions[:6]):
+            await raw.execute(
+                "INSERT INTO actions (game_id, seq, action, at) VALUES (5, ?, ?, 12.0)",
+                (seq, json.dumps(action.to_dict())),
+            )
+
+    storage = await open_storage(path)
+    stored = await storage.load_game(5)
+    assert stored.status == "running" and stored.pause_reason is None
+    assert stored.record.actions == game.actions[:6]
+    assert stored.session_state == {"fallbacks": 2}
+    assert [s.user_id for s in stored.seats] == [100, 101, 102, 103, 104]
+    await storage.pause_game(5, "KeyError at bot/session.py:1 (_run)")
+    assert (await storage.load_game(5)).status == "paused"
+    assert await store_game(storage, Game(5, seed=1)) == 6  # the id counter went along
+    await storage.close()
+    with sqlite3.connect(path) as check:
+        assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert check.execute("PRAGMA foreign_key_check").fetchall() == []
+        indexes = {r[0] for r in check.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+        assert {"games_by_status", "games_by_guild"} <= indexes
+        check.execute("PRAGMA foreign_keys = ON")
+        with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+            check.execute("INSERT INTO seats (game_id, seat, name) VALUES (99, 0, 'x')")
+    check.close()
+
+
+async def test_storage_enforces_foreign_keys_after_migrating(storage: Storage) -> None:
+    with pytest.raises(StorageError, match="FOREIGN KEY"):
+        async with storage._write() as conn:
+            await conn.execute("INSERT INTO seats (game_id, seat, name) VALUES (99, 0, 'x')")
 
 
 async def test_a_failing_migration_leaves_the_previous_version(tmp_path: Path) -> None:
