@@ -65,6 +65,10 @@ class GameDesk(GameLauncher, Protocol):
         """Answer /cancel for the channel's game (or say there is none)."""
         ...
 
+    async def resume(self, interaction: discord.Interaction) -> None:
+        """Answer /resume: carry on the channel's paused game (or say there is none)."""
+        ...
+
     async def role(self, interaction: discord.Interaction) -> None:
         """Answer /role: the member's role and private knowledge, ephemerally."""
         ...

@@ -125,6 +125,14 @@ class GameCommands(commands.Cog):
         if not await self.bot.lobbies.cancel(interaction):
             await answer(interaction, texts.NO_GAME_HERE)
 
+    @app_commands.command(
+        name="resume", description="Host or Manage Server: carry on a paused game here."
+    )
+    @app_commands.guild_only()
+    async def resume(self, interaction: discord.Interaction) -> None:
+        """Resume the channel's game after an internal error paused it."""
+        await self.bot.games.resume(interaction)
+
     @app_commands.command(name="status", description="What is going on at the table here.")
     @app_commands.guild_only()
     async def status(self, interaction: discord.Interaction) -> None:

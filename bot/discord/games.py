@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import discord
 
-from engine import IllegalAction, Variant
+from engine import IllegalAction, RecordError, Variant
 
 from ..agent_port import AgentPort
 from ..config import Config
@@ -263,6 +263,9 @@ class DiscordGames:
         if seat is None:
             await _refuse(interaction, texts.NOT_A_PLAYER)
             return
+        if session.paused and cid.action != ROLE:  # one's own role may still be read
+            await _refuse(interaction, texts.GAME_PAUSED)
+            return
         if cid.action == ROLE:
             text = secrets_text(session.private_view(seat), [s.name for s in session.table.seats])
             await interaction.response.send_message(text, ephemeral=True)
@@ -282,6 +285,8 @@ class DiscordGames:
             return texts.GAME_OVER
         if stored.status == "cancelled":
             return texts.GAME_CANCELLED
+        if stored.status == "paused":
+            return texts.GAME_PAUSED
         return texts.GAME_NOT_RUNNING
 
     async def _open_hand(
@@ -357,7 +362,9 @@ class DiscordGames:
         names = [s.name for s in session.table.seats]
         text = board_text(session.spectator_view(), names)
         waiting = self.frontend.last_waiting(session.game_id)
-        if waiting is not None:
+        if session.paused:
+            text += "\n\n" + texts.STATUS_PAUSED
+        elif waiting is not None:
             text += "\n\n" + waiting.text
         embed = discord.Embed(title=f"Game #{session.game_id}", description=text[:4096])
         await answer(interaction, embed=embed)  # deferred by /status (it reads the lobby)
@@ -435,6 +442,32 @@ class DiscordGames:
             view=view,
             allowed_mentions=discord.AllowedMentions.none(),
         )
+
+    async def resume(self, interaction: discord.Interaction) -> None:
+        """/resume: the host or Manage Server carries on the paused game of the channel."""
+        session = self._session_here(interaction)
+        if session is None or not session.paused:
+            await _refuse(interaction, texts.NOTHING_PAUSED)
+            return
+        if (
+            interaction.user.id != self._meta_of(session.game_id).host_id
+            and not interaction.permissions.manage_guild
+        ):
+            await _refuse(interaction, texts.RESUME_RIGHTS)
+            return
+        # Rebuilding the game reads the database: acknowledge first (3-second window).
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        game_id = session.game_id
+        try:
+            await self.host.run(lambda: self.manager.resume_paused(game_id))
+        except (RecordError, StorageError, ValueError) as exc:
+            # Only the type: the message may quote a private action.
+            log.error("game %d could not be resumed (%s)", game_id, type(exc).__name__)
+            reply = texts.RESUME_FAILED
+        else:
+            log.info("game %d resumed by a host in channel %s", game_id, interaction.channel_id)
+            reply = texts.RESUMED
+        await interaction.edit_original_response(content=reply)
 
     async def _agree_to_cancel(
         self, interaction: discord.Interaction, session: GameSession

@@ -62,6 +62,8 @@ def outcome(game: GameSummary) -> str:
     """How a stored game ended, in words ("in progress" while it runs)."""
     if game.status == "running":
         return texts.OUTCOME_RUNNING
+    if game.status == "paused":
+        return texts.OUTCOME_PAUSED
     if game.status == "cancelled" or game.winner is None:
         return texts.OUTCOME_CANCELLED
     winner = "Liberals" if game.winner == "liberal" else "Fascists"

@@ -106,6 +106,7 @@ HISTORY_EMPTY = "No games have been played here yet. Start one with /newgame."
 HISTORY_LINE = "`#{id}` {players} players · {outcome} · {when}"
 OUTCOME_RUNNING = "in progress"
 OUTCOME_CANCELLED = "cancelled"
+OUTCOME_PAUSED = "paused"
 OUTCOME_WON = "{winner} won ({reason})"
 REASONS = {
     "five_liberal": "five Liberal policies",
@@ -166,6 +167,15 @@ DEAD = "You are dead: the dead take no part in the game."
 GAME_OVER = "This game is over."
 GAME_CANCELLED = "This game was cancelled."
 GAME_NOT_RUNNING = "This game is not running any more."
+GAME_PAUSED = (
+    "This game is paused because of an internal error. The host or a member with Manage "
+    "Server can type /resume to carry on, or /cancel to end it."
+)
+NOTHING_PAUSED = "No game is paused in this channel: there is nothing to resume."
+RESUME_RIGHTS = "Only the host of this game or a member with Manage Server can resume it."
+RESUMED = "Done: the game resumes where it stopped."
+RESUME_FAILED = "The game could not be resumed; it stays paused. /cancel ends it."
+STATUS_PAUSED = "**Paused** because of an internal error: /resume carries on, /cancel ends it."
 NO_GAME_HERE = "No game is running in this channel. Start one with /newgame."
 NO_GAME_FOR_YOU = "You are not playing in a game in this channel."
 CANCEL_ASK = (

@@ -146,6 +146,11 @@ class Harness:
         """A warning containing `text` is expected: it does not fail the test."""
         self.log.expected.append(text)
 
+    def expect_error(self, text: str) -> None:
+        """An error containing `text` is expected (a test provokes it): it does not fail
+        the test."""
+        self.log.expected_errors.append(text)
+
     async def until(
         self, condition: Callable[[], bool], *, timeout: float = 20.0, what: str = ""
     ) -> None:
@@ -273,10 +278,13 @@ class _ErrorLog(logging.Handler):
         super().__init__(level=logging.WARNING)
         self.records: list[logging.LogRecord] = []
         self.expected: list[str] = []  # substrings of warnings a test provokes on purpose
+        self.expected_errors: list[str] = []  # and of errors
 
     def emit(self, record: logging.LogRecord) -> None:
         self.records.append(record)
 
     def allowed(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        return record.levelno < logging.ERROR and any(e in message for e in self.expected)
+        if record.levelno >= logging.ERROR:
+            return any(e in message for e in self.expected_errors)
+        return any(e in message for e in self.expected + self.expected_errors)

@@ -23,9 +23,10 @@ from bot.discord import texts
 from bot.discord.games import DiscordGames
 from bot.narrate import narrate
 from bot.storage import StoredGame
+from engine import Action, Vote
 
 from .driver import Driver, components, text_of
-from .harness import Harness, harness, labels, opened_lobby, told
+from .harness import Harness, embed_text, harness, labels, opened_lobby, told
 
 FAST = Config(ai_specs={"easy": "random", "normal": "random", "strong": "random"})
 
@@ -378,3 +379,53 @@ async def test_an_ai_seat_added_at_its_own_strength_plays_that_agent(tmp_path: P
         game = await stored(table, game_id)
         # Humans first in join order, then the added AI, then the table's fill.
         assert [s.agent for s in game.seats] == [None, None, "selfish", "random", "random"]
+
+
+async def test_a_paused_game_refuses_clicks_until_the_host_resumes_it(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, bob = table.members[:2]
+    # The first AI ballot cannot be stored: the game task dies of it, the game pauses.
+    table.expect_error("paused: RuntimeError at ")
+    table.expect_warning("an action was not stored (RuntimeError)")
+    storage = table.storage
+    write = storage.append_action
+    failed: list[int] = []
+
+    async def append_action(game_id: int, seq: int, action: Action) -> None:
+        if not failed and isinstance(action, Vote) and action.seat >= 2:
+            failed.append(seq)
+            raise RuntimeError("the disk is gone")
+        await write(game_id, seq, action)
+
+    monkeypatch.setattr(storage, "append_action", append_action)
+    game_id = await start_game(table, [alice, bob], players=5)
+    driver = Driver(table, [alice, bob], seed=6)
+
+    def paused() -> bool:
+        return any("This game is paused" in m.content for m in table.channel_messages())
+
+    await driver.play(until=paused)
+    assert failed and (await stored(table, game_id)).status == "paused"
+    assert table.bot.games.game_in(table.channel.id) == game_id  # still the channel's game
+
+    # The vote's buttons are still there; a click is answered with the reason.
+    vote = next(m for m in table.channel_messages() if "**Vote**" in m.content)
+    click = await alice.click(vote, label="Ja")
+    assert told(click) == texts.GAME_PAUSED
+    status = await alice.slash(table.channel, "status")
+    assert status.response is not None and texts.STATUS_PAUSED in embed_text(status.response)
+
+    refused = await bob.slash(table.channel, "resume")  # alice is the host
+    assert told(refused) == texts.RESUME_RIGHTS
+    resumed = await alice.slash(table.channel, "resume")
+    assert told(resumed) == texts.RESUMED
+    notice = "The game resumes where it stopped"
+    await table.until(
+        lambda: any(notice in m.content for m in table.channel_messages()),
+        what="the resumed game's notice",
+    )
+    await driver.play(until=lambda: reveal_posted(table))
+    assert (await stored(table, game_id)).status == "finished"
+    nothing = await alice.slash(table.channel, "resume")
+    assert told(nothing) == texts.NOTHING_PAUSED

@@ -48,6 +48,9 @@ class RecordingDesk:
     async def cancel(self, interaction: discord.Interaction) -> None:
         await answer(interaction, "no game")
 
+    async def resume(self, interaction: discord.Interaction) -> None:
+        await answer(interaction, "no game")
+
     async def role(self, interaction: discord.Interaction) -> None:
         await answer(interaction, "no game")
 
