@@ -24,7 +24,7 @@ from .agent_port import AgentPort, InProcessAgents, available, default_substitut
 from .frontends import bind_frontend
 from .ports import Frontend, SeatInfo
 from .session import RESTART_NOTICE, RESUME_NOTICE, GameSession, SessionOptions
-from .storage import SeatRecord, Storage, StoredGame
+from .storage import SeatRecord, Storage, StorageError, StoredGame
 
 log = logging.getLogger(__name__)
 
@@ -175,8 +175,13 @@ class SessionManager:
                 log.error("game %d cannot be resumed (%s)", stored.id, type(exc).__name__)
                 continue
             if stored.status == "paused":
+                try:
+                    await self.store.resume_game(stored.id)
+                except StorageError as exc:  # it stays paused; the next restart tries again
+                    log.error("game %d stays paused (%s)", stored.id, type(exc).__name__)
+                    self._sessions.pop(stored.id, None)
+                    continue
                 log.info("game %d was paused (%s): resumed", stored.id, stored.pause_reason)
-                await self.store.resume_game(stored.id)
             session.start()
             resumed.append(session)
         return resumed
