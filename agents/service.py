@@ -464,7 +464,10 @@ class AgentService:
             work = self._running_loop().run_in_executor(
                 spare, degraded_answer, kind, spec, view, seed
             )
-            return await asyncio.wait_for(work, 10 * DEGRADED_S + 1.0)
+            # asyncio.timeout, not wait_for: in 3.11 wait_for can swallow a cancellation
+            # of our caller that races the result.
+            async with asyncio.timeout(10 * DEGRADED_S + 1.0):
+                return await work
         except (RuntimeError, TimeoutError):
             return degraded_answer(kind, "selfish", view, seed)
 

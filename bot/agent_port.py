@@ -144,7 +144,8 @@ class InProcessAgents:
         try:
             if spec.name in self.inline:
                 return work(), None
-            return await asyncio.wait_for(asyncio.to_thread(work), budget_s + self.grace_s), None
+            async with asyncio.timeout(budget_s + self.grace_s):  # wait_for: see service
+                return await asyncio.to_thread(work), None
         except TimeoutError:
             return None, f"no answer within {budget_s:g} s"
         except Exception as exc:  # an agent bug must not stop a game
