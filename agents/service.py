@@ -42,7 +42,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from enum import IntEnum
@@ -265,18 +265,11 @@ class AgentService:
             raise ValueError(f"Seat {view.seat} has nothing to decide now.")
         self.stats.decisions += 1
         priority = Priority.BALLOT if view.phase is Phase.VOTE else Priority.TABLE
-        started = time.monotonic()
-        try:
-            move, iterations, cause = await self._ask("act", spec, view, seed, budget_s, priority)
-            if not isinstance(move, Action) or move not in view.legal_actions:
-                self.stats.errors += 1
-                raise _NoAnswer("the agent answered an illegal action")
-            return self._answered(Answer(move, name, iterations, time.monotonic() - started, cause))
-        except _NoAnswer as failure:
-            cause = str(failure)
-        action, by, iterations = await self._degraded("act", spec, view, seed)
-        self._warn(name, view, cause, by)
-        return Answer(action, by, iterations, time.monotonic() - started, cause)
+
+        def legal(move: Any) -> bool:
+            return isinstance(move, Action) and move in view.legal_actions
+
+        return await self._answer("act", name, spec, view, seed, budget_s, priority, legal)
 
     async def claim(
         self, spec: str, view: PlayerView, *, seed: int, budget_s: float = DEFAULT_CLAIM_BUDGET_S
@@ -286,20 +279,37 @@ class AgentService:
         if not view.legal_claims:
             return Answer(None, name)
         self.stats.claims += 1
+
+        def legal(move: Any) -> bool:
+            return move is None or (isinstance(move, Claim) and move in view.legal_claims)
+
+        return await self._answer("claim", name, spec, view, seed, budget_s, Priority.TABLE, legal)
+
+    async def _answer(
+        self,
+        kind: Kind,
+        name: str,
+        spec: str,
+        view: PlayerView,
+        seed: int,
+        budget_s: float,
+        priority: Priority,
+        legal: Callable[[Any], bool],
+    ) -> Answer[Any]:
+        """The agent's answer if it is `legal`, else a degraded one, with its cause."""
         started = time.monotonic()
         try:
-            move, iterations, cause = await self._ask(
-                "claim", spec, view, seed, budget_s, Priority.TABLE
-            )
-            if move is not None and (not isinstance(move, Claim) or move not in view.legal_claims):
+            move, iterations, cause = await self._ask(kind, spec, view, seed, budget_s, priority)
+            if not legal(move):
                 self.stats.errors += 1
-                raise _NoAnswer("the agent answered an illegal claim")
+                what = "action" if kind == "act" else "claim"
+                raise _NoAnswer(f"the agent answered an illegal {what}")
             return self._answered(Answer(move, name, iterations, time.monotonic() - started, cause))
         except _NoAnswer as failure:
             cause = str(failure)
-        claim, by, iterations = await self._degraded("claim", spec, view, seed)
+        move, by, iterations = await self._degraded(kind, spec, view, seed)
         self._warn(name, view, cause, by)
-        return Answer(claim, by, iterations, time.monotonic() - started, cause)
+        return Answer(move, by, iterations, time.monotonic() - started, cause)
 
     def _answered(self, answer: Answer[Any]) -> Answer[Any]:
         if answer.fallback is None:
