@@ -18,7 +18,14 @@ from .actions import (
     Vote,
 )
 from .chance import Chance, FixedChance, SeededChance
-from .errors import EngineError, IllegalAction, IllegalClaim, RecordError, SetupError
+from .errors import (
+    EngineError,
+    IllegalAction,
+    IllegalClaim,
+    MalformedAction,
+    RecordError,
+    SetupError,
+)
 from .game import Game
 from .record import GameRecord
 from .roles import Party, Phase, Policy, Power, Role, WinReason
@@ -42,6 +49,7 @@ __all__ = [
     "IllegalClaim",
     "Investigate",
     "InvestigationClaim",
+    "MalformedAction",
     "Nominate",
     "Party",
     "PeekClaim",

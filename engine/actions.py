@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
-from .errors import RecordError
+from .errors import MalformedAction, RecordError
 from .roles import Party, Policy
 
 
@@ -190,3 +191,102 @@ ACTION_TYPES: dict[str, type[Action]] = {
         InvestigationClaim,
     )
 }
+
+
+# --- well-formedness: the engine's one door check ------------------------------------
+# Dataclasses do not enforce field types, and wrong values slip through the rules
+# unnoticed: the string 'nein' is truthy (a Ja), True == 1 (a seat), and "F" equals
+# Policy.FASCIST (a StrEnum), so a str would end up in the piles. `Game.apply` therefore
+# runs `check_well_formed` on every action before any rule. Types are tested exactly
+# (`type(v) is int`): bool is an int subclass, and nothing else belongs in a seat field.
+
+
+def _is_seat_number(value: object) -> bool:
+    return type(value) is int
+
+
+def _is_bool(value: object) -> bool:
+    return type(value) is bool
+
+
+def _is_policy(value: object) -> bool:
+    return type(value) is Policy
+
+
+def _is_party(value: object) -> bool:
+    return type(value) is Party
+
+
+def _is_tiles(value: object) -> bool:
+    return type(value) is tuple and all(type(tile) is Policy for tile in value)
+
+
+# Field annotation (a string: annotations are postponed) -> (test, what it must be).
+_TYPE_TESTS: dict[str, tuple[Callable[[object], bool], str]] = {
+    "int": (_is_seat_number, "a seat number"),
+    "bool": (_is_bool, "true or false"),
+    "Policy": (_is_policy, "a Liberal or Fascist policy"),
+    "Party": (_is_party, "the Liberal or Fascist party"),
+    "tuple[Policy, ...]": (_is_tiles, "a list of Liberal and Fascist policies"),
+}
+
+_FIELD_WORDS = {
+    "seat": "The seat",
+    "chancellor": "The nominee",
+    "target": "The target",
+    "ja": "A vote (Ja or Nein)",
+    "agree": "A veto reply",
+    "policy": "The policy",
+    "drew": "The tiles drawn",
+    "passed": "The tiles passed",
+    "received": "The tiles received",
+    "tiles": "The tiles seen",
+    "party": "The party",
+}
+
+# What a wrong value is, in words (never its repr: it may be anything, even huge).
+_KIND_WORDS: dict[type, str] = {
+    bool: "true/false",
+    int: "a number",
+    float: "a decimal number",
+    str: "text",
+    bytes: "bytes",
+    type(None): "an empty value",
+    list: "a list",
+    tuple: "a list",
+    dict: "an object",
+    Policy: "a policy",
+    Party: "a party",
+}
+
+_Check = tuple[str, Callable[[object], bool], str]
+
+
+def _checks_of(cls: type[Action]) -> tuple[_Check, ...]:
+    """One (field, test, message start) per field; a KeyError here means a new field type
+    needs a test in `_TYPE_TESTS`."""
+    out = []
+    for f in fields(cls):
+        test, want = _TYPE_TESTS[str(f.type)]
+        out.append((f.name, test, f"{_FIELD_WORDS.get(f.name, f.name)} must be {want}"))
+    return tuple(out)
+
+
+_FIELD_CHECKS: dict[type, tuple[_Check, ...]] = {
+    cls: _checks_of(cls) for cls in ACTION_TYPES.values()
+}
+_MISSING = object()
+
+
+def check_well_formed(action: object, players: int) -> None:
+    """Raise `MalformedAction` unless `action` is one of the engine's actions, every field
+    has its declared type, and the acting seat exists in a game of `players`."""
+    checks = _FIELD_CHECKS.get(type(action))  # exact classes only: no foreign subclasses
+    if checks is None or not isinstance(action, Action):
+        raise MalformedAction("That is not a game action.")
+    for name, test, message in checks:
+        value = getattr(action, name, _MISSING)
+        if not test(value):
+            raise MalformedAction(f"{message}, not {_KIND_WORDS.get(type(value), 'that')}.")
+    if not 0 <= action.seat < players:
+        raise MalformedAction(f"There is no seat {action.seat}.")

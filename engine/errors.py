@@ -11,6 +11,12 @@ class IllegalAction(EngineError):
     """An action the rules do not allow now. The game state is left unchanged."""
 
 
+class MalformedAction(IllegalAction):
+    """Not a well-formed action: not an action at all, a field of the wrong type (a vote
+    that is not True/False, a seat that is not a whole number), or a seat that does not
+    exist. Raised before any rule is looked at."""
+
+
 class WrongPhase(IllegalAction):
     """The game is not waiting for this kind of decision."""
 

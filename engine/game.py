@@ -25,13 +25,14 @@ from .actions import (
     ProposeVeto,
     VetoReply,
     Vote,
+    check_well_formed,
 )
 from .chance import Chance, SeededChance
 from .claims import OpenClaims, claim_event
 from .errors import (
     DuplicateVote,
-    IllegalAction,
     IllegalTarget,
+    MalformedAction,
     NotYourTurn,
     TileNotInHand,
     VetoUnavailable,
@@ -192,7 +193,7 @@ class Game:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every distinct action `seat` may take now (empty if it need not act)."""
-        if not 0 <= seat < self.players:
+        if type(seat) is not int or not 0 <= seat < self.players:  # bool: not a seat
             return []
         phase = self.phase
         if phase is Phase.VOTE:
@@ -223,7 +224,9 @@ class Game:
 
     def legal_claims(self, seat: int) -> list[Claim]:
         """The claims `seat` may make now (optional talk; never in `legal_actions`)."""
-        if not 0 <= seat < self.players or self.is_over or not self.alive[seat]:
+        if type(seat) is not int or not 0 <= seat < self.players:
+            return []
+        if self.is_over or not self.alive[seat]:
             return []
         return self.open_claims.options(seat)
 
@@ -240,8 +243,10 @@ class Game:
         """Play `action` and return the events it caused.
 
         Raises an `IllegalAction` subclass, with a message for the player, and leaves
-        the state untouched when the action is not allowed now.
+        the state untouched when the action is not allowed now (`MalformedAction` when it
+        is not even a well-typed action of an existing seat).
         """
+        check_well_formed(action, self.players)  # the one type check, before any rule
         if isinstance(action, Claim):
             return self._claim(action)
         self._check(action)
@@ -270,10 +275,8 @@ class Game:
         return self.events[start:]
 
     def _check(self, action: Action) -> None:
-        """Raise the precise `IllegalAction` for `action`, or return if it is legal."""
+        """Raise the precise `IllegalAction` for a well-formed `action`, or return if legal."""
         seat = action.seat
-        if not 0 <= seat < self.players:
-            raise IllegalAction(f"There is no seat {seat}.")
         if self.phase is Phase.GAME_OVER:
             raise WrongPhase("The game is over.")
         if self.phase is not _ACTION_PHASE[type(action)]:
@@ -310,8 +313,6 @@ class Game:
 
     def _claim(self, claim: Claim) -> list[ev.Event]:
         seat = claim.seat
-        if not 0 <= seat < self.players:
-            raise IllegalAction(f"There is no seat {seat}.")
         if self.is_over:
             raise WrongPhase("The game is over.")
         if not self.alive[seat]:
@@ -522,8 +523,10 @@ class Game:
 
     def view(self, seat: int) -> PlayerView:
         """Everything `seat` may know now: public state and history, plus its secrets."""
+        if type(seat) is not int:  # True would read seat 1's secrets
+            raise MalformedAction("The seat must be a seat number.")
         if not 0 <= seat < self.players:
-            raise IllegalAction(f"There is no seat {seat}.")
+            raise MalformedAction(f"There is no seat {seat}.")
         return make_view(self, seat)
 
     def spectator_view(self) -> PlayerView:

@@ -4,29 +4,42 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import fields
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import (
     Action,
     CallSpecialElection,
+    ChancellorClaim,
+    Claim,
     Discard,
     Enact,
     Execute,
     Game,
+    GameRecord,
     IllegalAction,
     Investigate,
+    InvestigationClaim,
     Nominate,
+    Party,
+    PeekClaim,
     Phase,
     Policy,
+    PresidentClaim,
     ProposeVeto,
+    RecordError,
     VetoReply,
     Vote,
 )
 from engine import events as ev
+from engine.actions import ACTION_TYPES
 from engine.errors import (
     DuplicateVote,
     IllegalTarget,
+    MalformedAction,
     NotYourTurn,
     TileNotInHand,
     VetoUnavailable,
@@ -236,8 +249,7 @@ def test_nonexistent_seats_are_rejected(phase: Phase) -> None:
     game = POSITIONS[phase]()
     for seat in (-1, game.players, 99):
         for action in every_kind(seat, 0):
-            # The engine raises the base class here (no subclass names this case).
-            assert_rejected(game, action, IllegalAction, rf"There is no seat {seat}\.")
+            assert_rejected(game, action, MalformedAction, rf"There is no seat {seat}\.")
     with pytest.raises(IllegalAction, match="no seat"):
         game.view(game.players)
 
@@ -402,3 +414,172 @@ def test_rejections_leave_no_trace_in_records() -> None:
             game.apply(action)
     assert game.actions == [*actions, Vote(1, True)]
     assert game.events == [*events, ev.VoteCast(1, False)]
+
+
+# --- ill-typed actions: rejected at the door, before any rule -----------------------
+
+
+class ForeignVote(Vote):
+    """A subclass the engine does not know: it is no action of the game."""
+
+
+def after_a_session() -> Game:
+    """President 1 and chancellor 2 may claim; nobody else."""
+    game = at_enact()
+    play(game, "enact F")
+    assert game.phase is Phase.NOMINATE and game.legal_claims(1) and game.legal_claims(2)
+    return game
+
+
+@pytest.mark.parametrize(
+    ("position", "action", "match"),
+    [
+        (at_vote, None, "not a game action"),
+        (at_vote, "vote 4 ja", "not a game action"),
+        (at_vote, {"type": "vote", "seat": 4, "ja": True}, "not a game action"),
+        (at_vote, Action(4), "not a game action"),
+        (at_vote, ForeignVote(4, True), "not a game action"),
+        (at_vote, Vote(4, "nein"), r"A vote \(Ja or Nein\) must be true or false, not text"),
+        (at_vote, Vote(4, "ja"), "must be true or false, not text"),
+        (at_vote, Vote(4, b"\x00"), "must be true or false, not bytes"),
+        (at_vote, Vote(4, 1), "must be true or false, not a number"),
+        (at_vote, Vote(4, None), "must be true or false, not an empty value"),
+        (at_vote, Vote(True, True), "The seat must be a seat number, not true/false"),
+        (at_vote, Vote(4.0, True), "The seat must be a seat number, not a decimal number"),
+        (at_vote, Vote(float("nan"), True), "not a decimal number"),
+        (at_vote, Vote("4", True), "The seat must be a seat number, not text"),
+        (at_vote, Vote(b"\x04", True), "The seat must be a seat number, not bytes"),
+        (at_vote, Vote(None, True), "The seat must be a seat number, not an empty value"),
+        (at_vote, Vote(10**100, True), "There is no seat"),
+        # True == 1 is the president: without the type check this nomination would pass.
+        (at_nominate, Nominate(True, 2), "The seat must be a seat number, not true/false"),
+        (at_nominate, Nominate(1, True), "The nominee must be a seat number, not true/false"),
+        (at_nominate, Nominate(1, 2.0), "The nominee must be a seat number"),
+        (at_nominate, Nominate(1, "2"), "The nominee must be a seat number, not text"),
+        (at_nominate, Nominate(1, [2]), "The nominee must be a seat number, not a list"),
+        # "F" == Policy.FASCIST (a StrEnum): it would be taken, and a str put in the pile.
+        (at_discard, Discard(1, "F"), "The policy must be a Liberal or Fascist policy, not text"),
+        (at_discard, Discard(1, b"F"), "must be a Liberal or Fascist policy, not bytes"),
+        (at_discard, Discard(1, None), "must be a Liberal or Fascist policy"),
+        (at_enact, Enact(2, "F"), "The policy must be a Liberal or Fascist policy, not text"),
+        (at_enact, Enact(2, Party.FASCIST), "not a party"),
+        (at_veto_reply, VetoReply(0, "no"), "A veto reply must be true or false, not text"),
+        (at_investigate, Investigate(0, 5.0), "The target must be a seat number"),
+        (at_special_election, CallSpecialElection(2, "5"), "The target must be a seat number"),
+        # True == 1, a living seat other than the president: it would be executed.
+        (at_execute, Execute(3, True), "The target must be a seat number, not true/false"),
+        (at_execute, Execute(3.0, 1), "The seat must be a seat number"),
+        (after_a_session, PresidentClaim(1, ("F", "F", "F"), (F, F)), "The tiles drawn must be"),
+        (after_a_session, PresidentClaim(1, (F, F, F), [F, F]), "The tiles passed must be"),
+        (after_a_session, PresidentClaim(True, (F, F, F), (F, F)), "The seat must be"),
+        (after_a_session, ChancellorClaim(2, b"FF"), "The tiles received must be"),
+        (after_a_session, ChancellorClaim(2, "FF"), "The tiles received must be"),
+        (after_a_session, PeekClaim(1, None), "The tiles seen must be"),
+        (after_a_session, InvestigationClaim(1, 2, "fascist"), "The party must be"),
+        (after_a_session, InvestigationClaim(1, True, Party.FASCIST), "The target must be"),
+        (after_a_session, Claim(1), "not a game action"),
+    ],
+)
+def test_ill_typed_actions_are_rejected_without_a_trace(
+    position: Callable[[], Game], action: object, match: str
+) -> None:
+    game = position()
+    before_actions, before_events, phase = list(game.actions), list(game.events), game.phase
+    assert_rejected(game, action, MalformedAction, match)  # type: ignore[arg-type]
+    assert game.actions == before_actions and game.events == before_events
+    assert game.phase is phase
+
+
+def test_the_typed_rejection_is_an_illegal_action() -> None:
+    # Front-ends catch IllegalAction and show the message: a malformed action is one.
+    assert issubclass(MalformedAction, IllegalAction)
+    with pytest.raises(IllegalAction, match="not a game action"):
+        at_vote().apply(None)  # type: ignore[arg-type]
+
+
+def test_well_typed_actions_still_play_after_rejections() -> None:
+    game = at_vote()
+    for bad in (Vote(4, "nein"), Vote(True, False), Vote(4, 0)):
+        with pytest.raises(MalformedAction):
+            game.apply(bad)
+    assert game.votes == {}
+    game.apply(Vote(4, False))
+    assert game.votes == {4: False}
+
+
+def test_seat_queries_refuse_non_seat_numbers() -> None:
+    game = at_vote()
+    for seat in (True, 1.0, "1", None):
+        assert game.legal_actions(seat) == []  # type: ignore[arg-type]
+        assert game.legal_claims(seat) == []  # type: ignore[arg-type]
+        with pytest.raises(MalformedAction, match="seat number"):
+            game.view(seat)  # type: ignore[arg-type]
+    with pytest.raises(MalformedAction, match="There is no seat 7"):
+        game.view(7)
+
+
+def test_a_record_with_an_ill_typed_ballot_does_not_replay() -> None:
+    game = at_vote()
+    # A stored ballot of "nein" would have been counted as Ja (a non-empty string).
+    record = {"type": "vote", "seat": 4, "ja": "nein"}
+    with pytest.raises(MalformedAction, match="must be true or false"):
+        game.apply(Action.from_dict(record))
+    seeded = Game(5, seed=3)
+    seat = seeded.president
+    nominee = seeded.eligible_chancellors()[0]
+    data = GameRecord.of(seeded).to_dict()
+    data["actions"] = [{"type": "nominate", "seat": seat, "chancellor": True}]
+    with pytest.raises(RecordError, match="must be a seat number"):
+        GameRecord.from_dict(data).replay()
+    data["actions"] = [{"type": "nominate", "seat": seat, "chancellor": nominee}]
+    assert GameRecord.from_dict(data).replay().phase is Phase.VOTE
+
+
+_ANYTHING = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 12),
+    st.integers(),
+    st.floats(),
+    st.text(max_size=4),
+    st.binary(max_size=4),
+    st.sampled_from(list(Policy) + list(Party)),
+    st.lists(st.sampled_from(list(Policy)), max_size=4).map(tuple),
+    st.lists(st.sampled_from(["L", "F", b"F", 0]), max_size=4).map(tuple),
+)
+_DECLARED = {"int": int, "bool": bool, "Policy": Policy, "Party": Party}
+
+
+def _well_typed(action: Action) -> bool:
+    for f in fields(action):
+        value = getattr(action, f.name)
+        if f.type == "tuple[Policy, ...]":
+            if type(value) is not tuple or any(type(p) is not Policy for p in value):
+                return False
+        elif type(value) is not _DECLARED[str(f.type)]:
+            return False
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    position=st.sampled_from([*POSITIONS.values(), after_a_session]),
+    cls=st.sampled_from(sorted(ACTION_TYPES.values(), key=lambda c: c.kind)),
+    data=st.data(),
+)
+def test_any_field_values_are_either_well_typed_or_rejected_untouched(
+    position: Callable[[], Game], cls: type[Action], data: st.DataObject
+) -> None:
+    game = position()
+    action = cls(**{f.name: data.draw(_ANYTHING, label=f.name) for f in fields(cls)})
+    before = snapshot(game)
+    try:
+        game.apply(action)
+    except IllegalAction as exc:
+        assert snapshot(game) == before
+        if not _well_typed(action):
+            assert type(exc) is MalformedAction
+        message = str(exc)
+        assert re.fullmatch(r"[A-Z][^<>{}]*\.", message), message
+    else:
+        assert _well_typed(action), f"accepted an ill-typed {action!r}"
