@@ -9,6 +9,7 @@ behave the same. Every variable is documented in `.env.example`. A bad value rai
 from __future__ import annotations
 
 import logging
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -51,9 +52,11 @@ class Config:
             "strong": "belief-ismcts:seconds=2",
         }
     )
-    ai_default: str = "normal"
+    ai_default: str = "strong"  # seats filled and taken over play the strongest agent
     ai_seconds: float = 2.0  # thinking time per AI decision
-    ai_workers: int = 1  # processes thinking for AI seats
+    # Processes thinking for AI seats: the machine's cores but one (for the bot itself).
+    ai_workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
+    ai_pace: float = 1.5  # the least seconds before an AI's move is shown (a human pace)
     timers: Timers = field(default_factory=Timers)
     shard_count: int | None = None  # None: Discord recommends the count
     shard_ids: tuple[int, ...] | None = None  # this process's shards; None: all of them
@@ -130,6 +133,7 @@ def config_from(values: Mapping[str, str]) -> Config:
         ai_default=ai_default,
         ai_seconds=ai_seconds,
         ai_workers=get.integer("AI_WORKERS", defaults.ai_workers, low=1),
+        ai_pace=get.number("AI_PACE", defaults.ai_pace, zero=True),
         timers=timers,
         shard_count=shard_count,
         shard_ids=shard_ids,
@@ -164,7 +168,7 @@ class _Reader:
             raise ConfigError(f"{name} must be at least {low}, not {value}.")
         return value
 
-    def number(self, name: str, default: float) -> float:
+    def number(self, name: str, default: float, *, zero: bool = False) -> float:
         raw = self.text(name, "")
         if not raw:
             return default
@@ -172,7 +176,9 @@ class _Reader:
             value = float(raw)
         except ValueError:
             raise ConfigError(f"{name} must be a number, not {raw!r}.") from None
-        if not value > 0:
+        if zero and not 0 <= value <= 60:
+            raise ConfigError(f"{name} must lie between 0 and 60 seconds, not {raw}.")
+        if not zero and not 0 < value < math.inf:
             raise ConfigError(f"{name} must be positive, not {raw}.")
         return value
 

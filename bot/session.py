@@ -166,6 +166,9 @@ class SessionOptions:
     substitute: str | None = None  # the agent for absent players; None: strongest available
     ai_budget_s: float = DEFAULT_BUDGET_S  # seconds an AI may think per decision
     suspicion: bool = True  # record the exact belief's suspicion tracks for the reveal
+    # The least time between asking an AI seat and showing its move: people follow a
+    # table where moves come at a human pace. 0 (none) in tests and benchmarks.
+    ai_pace_s: float = 0.0
 
     @property
     def substitute_spec(self) -> str:
@@ -179,6 +182,7 @@ class SessionOptions:
             "substitute": self.substitute,
             "ai_budget_s": self.ai_budget_s,
             "suspicion": self.suspicion,
+            "ai_pace_s": self.ai_pace_s,
         }
 
     @classmethod
@@ -189,7 +193,15 @@ class SessionOptions:
             substitute=data.get("substitute"),
             ai_budget_s=float(data.get("ai_budget_s", DEFAULT_BUDGET_S)),
             suspicion=bool(data.get("suspicion", True)),
+            ai_pace_s=_seconds(data.get("ai_pace_s")),
         )
+
+
+def _seconds(value: Any) -> float:
+    """A stored non-negative number of seconds; 0 for anything else (an old game)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return float(value) if 0.0 <= value < 3600.0 else 0.0
 
 
 @dataclass(slots=True)
@@ -800,6 +812,8 @@ class GameSession:
 
     async def _ai_turn(self, seat: int, turn: int, spec: str, view: PlayerView) -> None:
         seed = seat_seed(self._seed, seat)
+        loop = asyncio.get_running_loop()
+        shown_at = loop.time() + self.options.ai_pace_s
         try:
             answer = await self.agents.decide(
                 spec, view, seed=seed, budget_s=self.options.ai_budget_s
@@ -813,6 +827,8 @@ class GameSession:
             # Only the type: an agent's message may quote the seat's hand.
             answer = await _stand_in(view, seed, f"the AI port raised {type(exc).__name__}")
         self._note(seat, view.phase.value, answer)
+        if shown_at > loop.time():
+            await asyncio.sleep(shown_at - loop.time())  # cancelled with the decision
         await self._guarded(self._accept_ai(seat, turn, answer.move))
 
     async def _accept_ai(self, seat: int, turn: int, action: Action) -> None:

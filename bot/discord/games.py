@@ -206,6 +206,7 @@ class DiscordGames:
             ),
             substitute=spec,  # absent players are played at the table's AI strength
             ai_budget_s=self.config.ai_seconds,
+            ai_pace_s=self.config.ai_pace,
         )
 
     async def demo(self, interaction: discord.Interaction, players: int, speed: str) -> None:

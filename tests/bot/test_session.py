@@ -14,7 +14,7 @@ import pytest
 from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
 from bot.ports import NotAPlayer, Post, Prompt, PromptKind, StalePrompt, Waiting
-from bot.session import GameSession
+from bot.session import GameSession, SessionOptions
 from bot.storage import Storage
 from engine import (
     Claim,
@@ -272,3 +272,18 @@ async def test_the_reveal_shows_how_the_table_and_each_ai_judged_every_seat(
     start = tracks[0].snapshots[0].marginals  # the table's prior: roles dealt at random
     assert all(abs(row[2] - 1 / 7) < 1e-9 for row in start)
     assert "How the AI read the table" in reveal.text
+
+
+async def test_ai_moves_come_at_the_tables_pace(session_store: Storage) -> None:
+    # Instant agents, a 0.15 s pace: no AI move is shown sooner than that after it was asked.
+    manager = SessionManager(session_store, FakeFrontend())
+    paced = replace(UNTIMED, ai_pace_s=0.15)
+    session = await manager.create([], players=5, fill_with_ai=True, seed=4, options=paced)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await until(lambda: len(session.game.actions) >= 1)
+    assert loop.time() - started >= 0.15  # the nomination waited for the pace
+    await asyncio.wait_for(session.run(), 120)
+    assert session.game.is_over
+    stored = await session_store.load_game(session.game_id)
+    assert SessionOptions.from_dict(stored.options).ai_pace_s == 0.15

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,10 @@ def test_defaults_without_any_variable() -> None:
     assert config.sync_commands is True
     assert config.dm_secrets is True
     assert config.ai_seconds == 2.0
+    assert config.ai_default == "strong"  # seats are filled with the strongest agent
+    assert config.ai_workers == max(1, (os.cpu_count() or 2) - 1)
+    assert config.ai_pace == 1.5
+    assert config_from({"AI_PACE": "0"}).ai_pace == 0.0  # no pace: moves show at once
 
 
 def test_env_example_documents_every_variable_and_loads(tmp_path: Path) -> None:
@@ -39,6 +44,7 @@ def test_env_example_documents_every_variable_and_loads(tmp_path: Path) -> None:
         "AI_STRONG",
         "AI_DEFAULT",
         "AI_WORKERS",
+        "AI_PACE",
         "TURN_SECONDS",
         "VOTE_SECONDS",
         "AFK_AFTER",
@@ -96,6 +102,8 @@ def test_sharding_across_processes() -> None:
         ({"AI_NORMAL": "chess-engine"}, "AI_NORMAL"),
         ({"AI_DEFAULT": "godlike"}, "AI_DEFAULT"),
         ({"AI_SECONDS": "-1"}, "AI_SECONDS"),
+        ({"AI_PACE": "-1"}, "AI_PACE"),
+        ({"AI_PACE": "nan"}, "AI_PACE"),
         ({"SYNC_COMMANDS": "maybe"}, "SYNC_COMMANDS"),
         ({"SHARD_IDS": "0,1"}, "SHARD_IDS"),
         ({"SHARD_COUNT": "2", "SHARD_IDS": "1,2"}, "SHARD_IDS"),

@@ -28,7 +28,8 @@ from engine import Action, Vote
 from .driver import Driver, components, text_of
 from .harness import Harness, embed_text, harness, labels, opened_lobby, told
 
-FAST = Config(ai_specs={"easy": "random", "normal": "random", "strong": "random"})
+# Instant AI players, shown at once (no human pace: it would only slow the tests).
+FAST = Config(ai_specs={"easy": "random", "normal": "random", "strong": "random"}, ai_pace=0.0)
 
 
 def open_table(tmp_path: Path, config: Config) -> AbstractAsyncContextManager[Harness]:
@@ -363,7 +364,7 @@ async def test_demo_plays_a_bot_only_game(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 async def test_an_ai_seat_added_at_its_own_strength_plays_that_agent(tmp_path: Path) -> None:
-    config = Config(ai_specs={"easy": "selfish", "normal": "random", "strong": "random"})
+    config = replace(FAST, ai_specs={"easy": "selfish", "normal": "random", "strong": "random"})
     async with open_table(tmp_path, config) as table:
         alice, bob = table.members[:2]
         await alice.slash(table.channel, "newgame", players=5, ai="normal", fill=True)

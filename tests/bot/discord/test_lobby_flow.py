@@ -132,11 +132,11 @@ async def test_leave_addbot_and_kick_commands(table: Harness) -> None:
     assert refused.response.content == f"Only the host, {alice.mention}, can add AI players."
     added = await alice.slash(table.channel, "addbot")
     assert added.ephemeral and added.response is not None
-    assert added.response.content == "An AI player (normal) takes seat 3."
+    assert added.response.content == "An AI player (strong) takes seat 3."  # the default
     clicked = await alice.click(message, label="Add AI")
     assert not clicked.ephemeral
     text = embed_text(table.message(message.id))
-    assert text.count("AI player · normal") == 2
+    assert text.count("AI player · strong") == 2
     assert "Seats (4/10)" in text
     strong = await alice.slash(table.channel, "addbot", strength="strong")
     assert strong.response is not None
