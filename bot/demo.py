@@ -175,5 +175,19 @@ async def _play(
     await session.run()
     await frontend.close()
     if session.game.is_over:  # the seed decides every role and the deck: told only now
+        print(ai_summary(session), file=out)
         print(f"Seed {seed} (replay it with --seed {seed}).", file=out, flush=True)
     return session
+
+
+def ai_summary(session: GameSession) -> str:
+    """One line on how the AI seats decided: searches' iterations, and any fallback (an
+    answer that was not the seat's own agent's in time: an alarm, not a habit)."""
+    iterations = sorted(session.ai_iterations)
+    searched = (
+        f"searches of {iterations[len(iterations) // 2]} iterations (median)"
+        if iterations
+        else "no searches"
+    )
+    fell_back = "no fallback" if not session.fallbacks else f"{session.fallbacks} fallback(s)"
+    return f"AI players: {searched}, {fell_back}."

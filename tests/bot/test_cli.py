@@ -41,6 +41,7 @@ def test_shbot_demo_options(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
     out = capsys.readouterr().out
     assert out.startswith("Game #1.") and "5 players" in out
     assert out.rstrip().endswith("Seed 9 (replay it with --seed 9).")  # only after the end
+    assert "AI players: no searches, no fallback." in out  # the default agent, belief
     assert db.is_file() and not Path("data/shbot.db").exists()
 
 
