@@ -3,15 +3,19 @@
     python -m engine.scenario FILE [FILE ...]
 
 Prints one JSON line per file with the observed state (every key a scenario may
-expect, plus "name" and "ok") and exits 0 only if every scenario is ok.
+expect, plus "name" and "ok") and exits 0 only if every scenario is ok. A file that
+cannot be read or is malformed gives one line with "ok": false and an "error" saying
+why; a scenario must expect something (a missing or empty `expect` fails).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import reprlib
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from .actions import (
     Action,
@@ -41,30 +45,53 @@ class ScenarioError(Exception):
     """The scenario file itself is malformed."""
 
 
+_T = TypeVar("_T")
+
+
+def _short_repr() -> reprlib.Repr:
+    """A bounded repr: scenario values are quoted in errors and may be huge or deep."""
+    short = reprlib.Repr()  # keyword settings arrive only in Python 3.12
+    short.maxlevel, short.maxstring, short.maxother = 2, 40, 40
+    short.maxlist, short.maxdict = 6, 4
+    return short
+
+
+_short = _short_repr().repr
+
+
+def _typed(value: object, kind: type[_T], what: str) -> _T:
+    """`value` if it is exactly of `kind` (so true is no number and 2.5 no seat)."""
+    if type(value) is not kind:
+        words = {int: "a whole number", str: "a string", bool: "true or false"}
+        raise ScenarioError(f"{what} must be {words.get(kind, kind.__name__)}: {_short(value)}")
+    return value
+
+
 def step_actions(game: Game, step: dict[str, Any]) -> list[Action]:
     """The engine actions one scenario step stands for, taken by whoever must act."""
     if not isinstance(step, dict) or len(step) != 1:
-        raise ScenarioError(f"A step is an object with exactly one key: {step!r}")
+        raise ScenarioError(f"A step is an object with exactly one key: {_short(step)}")
     ((key, value),) = step.items()
     actor = game.chancellor if game.phase is Phase.CHANCELLOR_ENACT else game.president
     actor = game.president if actor is None else actor
     if key == "nominate":
-        return [Nominate(actor, int(value))]
+        return [Nominate(actor, _typed(value, int, "'nominate'"))]
     if key == "votes":
+        value = _typed(value, str, "'votes'")
         if len(value) != game.players:
-            raise ScenarioError(f"'votes' needs one character per seat: {value!r}")
+            raise ScenarioError(f"'votes' needs one character per seat: {_short(value)}")
         return [Vote(s, c == "J") for s, c in enumerate(value) if c in "JN"]
     if key == "discard":
-        return [Discard(game.president, Policy(value))]
+        return [Discard(game.president, Policy(_typed(value, str, "'discard'")))]
     if key == "enact":
-        return [Enact(actor, Policy(value))]
+        return [Enact(actor, Policy(_typed(value, str, "'enact'")))]
     if key == "veto":
-        return [ProposeVeto(actor)] if value else []
+        return [ProposeVeto(actor)] if _typed(value, bool, "'veto'") else []
     if key == "veto_reply":
-        return [VetoReply(game.president, bool(value))]
+        return [VetoReply(game.president, _typed(value, bool, "'veto_reply'"))]
     if key in _TARGET_STEPS:
-        return [_TARGET_STEPS[key](game.president, int(value))]
-    raise ScenarioError(f"Unknown step {key!r}")
+        return [_TARGET_STEPS[key](game.president, _typed(value, int, repr(key)))]
+    raise ScenarioError(f"Unknown step {_short(key)}")
 
 
 def observe(game: Game) -> dict[str, Any]:
@@ -87,18 +114,37 @@ def observe(game: Game) -> dict[str, Any]:
     }
 
 
+def _required(data: dict[str, Any], key: str, kind: type[_T]) -> _T:
+    if key not in data:
+        raise ScenarioError(f"The scenario has no {key!r}.")
+    return _typed(data[key], kind, repr(key))
+
+
+def _tiles(letters: object, what: str) -> list[Policy]:
+    return [Policy(_typed(t, str, what)) for t in _typed(letters, list, what)]
+
+
 def run_scenario(data: dict[str, Any]) -> dict[str, Any]:
     """Play one scenario and compare the observed state with its `expect`."""
+    if not isinstance(data, dict):
+        raise ScenarioError("A scenario is a JSON object.")
+    name = _typed(data.get("name", ""), str, "'name'")
+    expect = data.get("expect")
+    if expect is None or expect == {}:
+        # A scenario that expects nothing would pass whatever the engine does.
+        raise ScenarioError("The scenario has no 'expect': say what the steps must lead to.")
+    expect = _typed(expect, dict, "'expect'")
+    reshuffles = _typed(data.get("reshuffles", []), list, "'reshuffles'")
     chance = FixedChance(
-        roles=[Role(r) for r in data["roles"]],
-        first_president=int(data["first_president"]),
-        deck=[Policy(t) for t in data["deck"]],
-        reshuffles=[[Policy(t) for t in pile] for pile in data.get("reshuffles", [])],
+        roles=[Role(_typed(r, str, "'roles'")) for r in _required(data, "roles", list)],
+        first_president=_required(data, "first_president", int),
+        deck=_tiles(_required(data, "deck", list), "'deck'"),
+        reshuffles=[_tiles(pile, "'reshuffles'") for pile in reshuffles],
     )
-    game = Game(int(data["players"]), chance=chance)
+    game = Game(_required(data, "players", int), chance=chance)
     error_at: int | None = None
     error: str | None = None
-    for index, step in enumerate(data["steps"]):
+    for index, step in enumerate(_required(data, "steps", list)):
         try:
             for action in step_actions(game, step):
                 game.apply(action)
@@ -107,23 +153,58 @@ def run_scenario(data: dict[str, Any]) -> dict[str, Any]:
             break
     observed = observe(game)
     observed["error_at"] = error_at
-    expect = data.get("expect", {})
-    if not isinstance(expect, dict):
-        raise ScenarioError(f"'expect' must be an object: {expect!r}")
-    ok = all(observed.get(key) == value for key, value in expect.items())
-    result: dict[str, Any] = {"name": data.get("name", ""), "ok": ok, **observed}
+    unknown = sorted(set(expect) - set(observed))
+    if unknown:  # a misspelt key would otherwise compare None with null and pass
+        raise ScenarioError(f"'expect' names unknown keys: {_short(unknown)}")
+    ok = all(observed[key] == value for key, value in expect.items())
+    result: dict[str, Any] = {"name": name, "ok": ok, **observed}
     if error is not None:
         result["error"] = error
     return result
 
 
+def _finite(text: str) -> float:
+    """`json` turns 1e400 into inf (and reads NaN, Infinity): no scenario value is one."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ScenarioError(f"Number out of range: {_short(text)}")
+    return value
+
+
+def _not_a_number(text: str) -> float:
+    raise ScenarioError(f"Not a JSON number: {text}")
+
+
+def load(path: str) -> Any:
+    """The JSON in `path`; raises `ScenarioError` with a one-line reason otherwise."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise ScenarioError(f"No such file: {path}") from None
+    except IsADirectoryError:
+        raise ScenarioError(f"Not a file but a directory: {path}") from None
+    except OSError as exc:
+        raise ScenarioError(f"Cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ScenarioError(f"Not UTF-8 text: {path}") from None
+    try:
+        return json.loads(text, parse_float=_finite, parse_constant=_not_a_number)
+    except json.JSONDecodeError as exc:
+        raise ScenarioError(f"Not JSON: {exc}") from None
+    except RecursionError:
+        raise ScenarioError("The JSON is nested too deeply.") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise ScenarioError(f"Not JSON: {exc}") from None
+
+
 def run_file(path: str) -> dict[str, Any]:
     """Run one scenario file; a malformed file or rejected setup is reported, not raised."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-        return run_scenario(data)
-    except (OSError, ValueError, KeyError, TypeError, ScenarioError, EngineError) as exc:
+        return run_scenario(load(path))
+    except ScenarioError as exc:
+        return {"name": path, "ok": False, "error": str(exc)}
+    except (ValueError, EngineError) as exc:  # a bad role or tile name; an impossible setup
         return {"name": path, "ok": False, "error": f"{type(exc).__name__}: {exc}"}
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.scenario import run_file
+from engine.scenario import main, run_file
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "scenarios"  # the project's contract; it may grow
@@ -238,3 +238,126 @@ def test_cli_without_arguments_prints_usage() -> None:
     proc = run_cli()
     assert proc.returncode == 2
     assert "usage" in proc.stderr
+
+
+# --- bad input: one clear line per file, a non-zero exit, never a traceback ---------
+
+GOOD = {**BASE, "steps": [], "expect": {"phase": "nominate"}}
+NESTED_ARRAY = "[" * 100_000 + "]" * 100_000
+NESTED_OBJECT = '{"a":' * 100_000 + "1" + "}" * 100_000
+
+
+def with_step(step: str) -> str:
+    """A scenario text whose one step is written as raw JSON (so 1e400 stays as written)."""
+    body = json.dumps({**BASE, "expect": {"phase": "vote"}})
+    return body[:-1] + f', "steps": [{step}]}}'
+
+
+@pytest.mark.parametrize(
+    ("content", "error"),
+    [
+        (with_step('{"nominate": 1e400}'), "Number out of range: '1e400'"),
+        (with_step('{"nominate": -1e400}'), "Number out of range"),
+        (with_step('{"nominate": NaN}'), "Not a JSON number: NaN"),
+        (with_step('{"nominate": Infinity}'), "Not a JSON number: Infinity"),
+        (json.dumps(BASE)[:-1] + ', "players": 1e400}', "Number out of range"),
+        (with_step('{"nominate": 2.0}'), "'nominate' must be a whole number"),
+        (with_step('{"nominate": true}'), "'nominate' must be a whole number"),
+        (with_step('{"nominate": "2"}'), "'nominate' must be a whole number"),
+        (with_step('{"veto_reply": "no"}'), "'veto_reply' must be true or false"),
+        (with_step('{"votes": ["J", "J", "J", "J", "J"]}'), "'votes' must be a string"),
+        (with_step('{"nominate": ' + "[" * 500 + "]" * 500 + "}"), "must be a whole number"),
+        (NESTED_ARRAY, "The JSON is nested too deeply."),
+        (NESTED_OBJECT, "The JSON is nested too deeply."),
+        (with_step("[" * 100_000 + "]" * 100_000), "The JSON is nested too deeply."),
+        ('{"players": ' + "9" * 5000 + "}", "Not JSON"),
+        (json.dumps({**BASE, "steps": [{"nominate": 2}]}), "The scenario has no 'expect'"),
+        (json.dumps({**BASE, "steps": [], "expect": {}}), "The scenario has no 'expect'"),
+        (json.dumps({**BASE, "steps": [], "expect": None}), "The scenario has no 'expect'"),
+        (json.dumps({**BASE, "steps": [], "expect": {"phas": None}}), "unknown keys: ['phas']"),
+        (json.dumps({**BASE, "expect": {"phase": "nominate"}}), "The scenario has no 'steps'"),
+        (json.dumps({**GOOD, "players": 5.0}), "'players' must be a whole number"),
+        (json.dumps({**GOOD, "name": {"x": 1}}), "'name' must be a string"),
+    ],
+    ids=[
+        "1e400",
+        "-1e400",
+        "NaN",
+        "Infinity",
+        "players-1e400",
+        "float-seat",
+        "bool-seat",
+        "string-seat",
+        "string-veto-reply",
+        "votes-not-a-string",
+        "nested-step-value",
+        "nested-array",
+        "nested-object",
+        "nested-step",
+        "huge-integer",
+        "no-expect",
+        "empty-expect",
+        "null-expect",
+        "misspelt-expect",
+        "no-steps",
+        "float-players",
+        "name-not-a-string",
+    ],
+)
+def test_cli_gives_one_clear_line_per_bad_file(tmp_path: Path, content: str, error: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(content, encoding="utf-8")
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(GOOD), encoding="utf-8")
+    proc = run_cli(bad, good)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr == "" and "Traceback" not in proc.stdout
+    assert len(proc.stdout.splitlines()) == 2  # one line per file, the next still runs
+    bad_result, good_result = lines(proc)
+    assert bad_result["ok"] is False and error in bad_result["error"], bad_result
+    assert len(bad_result["error"]) < 200 and "\n" not in bad_result["error"]
+    assert good_result["ok"] is True
+
+
+def test_a_scenario_without_expect_fails_even_if_its_steps_play(tmp_path: Path) -> None:
+    path = write(tmp_path, "expects nothing", steps=[{"nominate": 2}, {"votes": "JJJNN"}])
+    proc = run_cli(path)
+    assert proc.returncode == 1
+    (result,) = lines(proc)
+    assert result["ok"] is False and "no 'expect'" in result["error"]
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "not-utf8"])
+def test_cli_exits_non_zero_for_a_file_it_cannot_read(tmp_path: Path, kind: str) -> None:
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(GOOD), encoding="utf-8")
+    target = tmp_path / "nowhere.json"
+    if kind == "directory":
+        target = tmp_path
+    elif kind == "not-utf8":
+        target.write_bytes(b"\xff\xfe{}")
+    expected = {
+        "missing": f"No such file: {target}",
+        "directory": f"Not a file but a directory: {target}",
+        "not-utf8": f"Not UTF-8 text: {target}",
+    }[kind]
+    for args in ((target,), (good, target)):  # alone, and after a passing file
+        proc = run_cli(*args)
+        assert proc.returncode == 1, proc.stdout
+        assert "Traceback" not in proc.stderr + proc.stdout
+        result = lines(proc)[-1]
+        assert result == {"name": str(target), "ok": False, "error": expected}
+
+
+def test_main_returns_non_zero_for_bad_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inf = tmp_path / "inf.json"
+    inf.write_text(with_step('{"nominate": 1e400}'), encoding="utf-8")
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(GOOD), encoding="utf-8")
+    assert main([str(good)]) == 0
+    assert main([str(good), str(inf)]) == 1
+    assert main([str(tmp_path / "missing.json")]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert [json.loads(line)["ok"] for line in out] == [True, True, False, False]
