@@ -8,7 +8,9 @@ What goes where:
   clicking member only, ephemerally.
 - `tell` (private): never in the channel. The member gets it through those buttons (the
   game's view is the source, so they work after a restart too) and, if `dm_secrets`, by
-  direct message, best effort: a closed DM (403 / 50007) is logged and ignored.
+  direct message, best effort: a closed DM (403 / 50007) is logged once and remembered
+  for the rest of the game, so that member gets no further DM attempts (each would
+  spend the bot's invalid-request budget).
 - `ask`: a vote becomes one message per election with Ja / Nein buttons, edited as votes
   come in (who has voted, never how) and closed with every ballot when the result is in.
   Nominations and power targets are a select menu of the legal choices; a hand (discard,
@@ -251,6 +253,7 @@ class _GameState:
     prompts: dict[tuple[str, int, PromptKind], tuple[int, str]] = field(default_factory=dict)
     waiting: Waiting | None = None
     pace: float = 0.0  # seconds between public messages (demo games)
+    closed_dms: set[int] = field(default_factory=set)  # members whose DMs refused (403)
 
 
 class DiscordFrontend:
@@ -378,10 +381,15 @@ class DiscordFrontend:
         user_id = table.seats[private.seat].user_id
         if not self.dm_secrets or user_id is None or not private.text:
             return
+        state = self.state(table.game_id)
+        if user_id in state.closed_dms:
+            return  # refused once: every retry would be another 403 counted against us
         try:
-            user = self.client.get_user(user_id) or await self.client.fetch_user(user_id)
-            await user.send(f"Game #{table.game_id}: {private.text}")
+            # By id: no user fetch (a GET per secret); discord.py caches the DM channel.
+            channel = await self.client.create_dm(discord.Object(user_id))
+            await channel.send(f"Game #{table.game_id}: {private.text}")
         except discord.Forbidden:  # 403 / 50007: DMs closed; the buttons still work
+            state.closed_dms.add(user_id)
             log.info("game %d: DMs are closed for seat %d", table.game_id, private.seat)
         except discord.HTTPException as exc:
             log.warning("game %d: DM to seat %d failed: %s", table.game_id, private.seat, exc)
