@@ -8,6 +8,7 @@ command line or stored with a seat in the database.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,11 +32,47 @@ def _share(text: str) -> float:
     return value
 
 
+# Specs come from lobbies, the database and command lines: a `fit=` that could name any
+# file would let whoever writes a spec make the bot open (and report on) any path on the
+# machine. Fits are read only from the agents package (the shipped fits) and from the
+# directories listed, `os.pathsep`-separated, in this variable (read at each check).
+FIT_DIR_VARIABLE = "SHBOT_FIT_DIR"
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def fit_dirs() -> list[Path]:
+    """The directories `fit=` may read from: the agents package, then `SHBOT_FIT_DIR`'s."""
+    dirs = [PACKAGE_DIR]
+    for entry in os.environ.get(FIT_DIR_VARIABLE, "").split(os.pathsep):
+        if entry.strip():
+            dirs.append(Path(entry.strip()).expanduser().resolve())
+    return dirs
+
+
 def _fit_file(text: str) -> Path:
+    """The fit `text` names, resolved; a ValueError unless it is a JSON file in `fit_dirs()`.
+
+    A relative name is looked up in each fit directory, then from the working directory
+    (so `agents/behaviour_fitted.json` works from the repository root). Symbolic links
+    are followed before the check, so a link cannot lead out of the allowed directories.
+    """
+    dirs = fit_dirs()
     try:
         path = Path(text).expanduser()
-        if path.is_file():
-            return path.resolve()
+        candidates = [path] if path.is_absolute() else [*(d / path for d in dirs), path]
+        inside = [
+            resolved
+            for resolved in (c.resolve() for c in candidates)
+            if resolved.suffix == ".json" and any(resolved.is_relative_to(d) for d in dirs)
+        ]
+        if not inside:  # said before looking, so that a spec cannot probe the disk
+            raise ValueError(
+                f"a fit must be a .json file in the agents package or in a directory "
+                f"listed in {FIT_DIR_VARIABLE}, not {text}"
+            )
+        for resolved in inside:
+            if resolved.is_file():
+                return resolved
     except (OSError, RuntimeError) as exc:  # an unreadable folder, an unknown ~user
         raise ValueError(f"cannot read a behaviour fit at {text} ({exc})") from exc
     raise ValueError(f"no behaviour fit at {text}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -11,14 +12,17 @@ import pytest
 from agents.behaviour import FITTED_PATH, default_behaviour, load_behaviour, save_behaviour
 from agents.belief_agent import BeliefAgent
 from agents.belief_ismcts import DEFAULT_WILD, BeliefISMCTSAgent
-from agents.registry import AgentSpec, make_agent
+from agents.registry import FIT_DIR_VARIABLE, PACKAGE_DIR, AgentSpec, fit_dirs, make_agent
 from agents.workers import build_agent, worker_answer
 from engine import Game
 
 
 @pytest.fixture
-def fit_file(tmp_path: Path) -> Path:
-    """A behaviour fit unlike the shipped one: the hand-set defaults, for every count."""
+def fit_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A behaviour fit unlike the shipped one: the hand-set defaults, for every count.
+
+    It lives in a directory the fit option is configured to read (`SHBOT_FIT_DIR`)."""
+    monkeypatch.setenv(FIT_DIR_VARIABLE, str(tmp_path))
     path = tmp_path / "fit.json"
     by_players = {n: default_behaviour(n) for n in range(5, 11)}
     save_behaviour(by_players, default_behaviour(), {"note": "test"}, path)
@@ -42,7 +46,8 @@ def test_options_parse_and_write_back(fit_file: Path) -> None:
     [
         ("belief-ismcts:wild=1.5", "a share lies between 0 and 1"),
         ("belief-ismcts:wild=lots", "could not convert"),
-        ("belief-ismcts:fit=/no/such/fit.json", "no behaviour fit at /no/such/fit.json"),
+        ("belief-ismcts:fit=/no/such/fit.json", "a fit must be a .json file in the agents"),
+        ("belief-ismcts:fit=no_such_fit.json", "no behaviour fit at no_such_fit.json"),
         ("ismcts:wild=0.5", "unknown option 'wild'"),  # options belong to their agent
         ("random:fit=x.json", "unknown option 'fit'"),
     ],
@@ -112,3 +117,90 @@ def test_salvage_drops_only_what_no_longer_reads(fit_file: Path) -> None:
     # A fit path that cannot even be checked is a reason, not a crash.
     with pytest.raises(ValueError, match="behaviour fit"):
         AgentSpec.parse("belief:fit=~no_such_user_here/fit.json")
+
+
+# --- fit files: only the project's own, unless a directory is configured -------------
+
+
+@pytest.fixture
+def outside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A valid fit in a directory nobody configured."""
+    monkeypatch.delenv(FIT_DIR_VARIABLE, raising=False)
+    path = tmp_path / "elsewhere" / "fit.json"
+    path.parent.mkdir()
+    save_behaviour({7: default_behaviour(7)}, default_behaviour(), {}, path)
+    return path
+
+
+def test_the_shipped_fit_reads_by_name_or_by_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(FIT_DIR_VARIABLE, raising=False)
+    assert fit_dirs() == [PACKAGE_DIR]
+    for written in ("behaviour_fitted.json", str(FITTED_PATH)):
+        assert AgentSpec.parse(f"belief:fit={written}").settings() == {"fit": FITTED_PATH}
+    monkeypatch.chdir(PACKAGE_DIR.parent)  # from the repository root, as in the README
+    spec = AgentSpec.parse("belief:fit=agents/behaviour_fitted.json")
+    assert spec.settings() == {"fit": FITTED_PATH}
+
+
+def refusal(text: str) -> str:
+    with pytest.raises(ValueError, match="Bad agent option") as error:
+        AgentSpec.parse(text)
+    return str(error.value)
+
+
+def test_a_fit_anywhere_else_on_the_machine_is_refused(outside: Path) -> None:
+    not_ours = "a fit must be a .json file in the agents package or in a directory listed"
+    for path in (outside, outside.parent / "missing.json", Path("/etc/passwd")):
+        message = refusal(f"belief:fit={path}")
+        assert not_ours in message and FIT_DIR_VARIABLE in message
+    # Whether the file exists is not revealed: the same reason either way.
+    assert refusal(f"belief:fit={outside}").replace(str(outside), "X") == refusal(
+        f"belief:fit={outside.parent / 'missing.json'}"
+    ).replace(str(outside.parent / "missing.json"), "X")
+    traversal = "../" * 12 + str(outside).lstrip("/")
+    assert not_ours in refusal(f"belief-ismcts:fit={traversal}")
+    assert not_ours in refusal("belief:fit=registry.py")  # in the package, but not a fit
+    assert not_ours in refusal("belief:fit=~/fit.json")
+
+
+def test_a_link_in_an_allowed_directory_cannot_lead_out(
+    outside: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    allowed = tmp_path / "fits"
+    allowed.mkdir()
+    (allowed / "link.json").symlink_to(outside)
+    monkeypatch.setenv(FIT_DIR_VARIABLE, str(allowed))
+    assert "a fit must be a .json file" in refusal(f"belief:fit={allowed / 'link.json'}")
+    refusal("belief:fit=link.json")  # by name: found nowhere it may be read
+
+
+def test_configured_directories_are_read(
+    outside: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    monkeypatch.setenv(FIT_DIR_VARIABLE, f"{other}{os.pathsep}{outside.parent}")
+    assert fit_dirs() == [PACKAGE_DIR, other.resolve(), outside.parent.resolve()]
+    for written in (str(outside), "fit.json"):  # by path, or by name in a fit directory
+        spec = AgentSpec.parse(f"belief:fit={written}")
+        assert spec.settings() == {"fit": outside.resolve()}
+    seat = Game(7, seed=3).awaiting()[0]
+    agent = make_agent(f"belief:fit={outside}", seat, 1)
+    assert isinstance(agent, BeliefAgent)
+
+
+def test_a_stored_fit_no_longer_allowed_is_salvaged(
+    outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Stored while the directory was configured; the bot restarts without it.
+    monkeypatch.setenv(FIT_DIR_VARIABLE, str(outside.parent))
+    stored = f"belief-ismcts:iterations=50,fit={outside}"
+    assert AgentSpec.salvage(stored, "selfish") == (AgentSpec.parse(stored), None)
+    monkeypatch.delenv(FIT_DIR_VARIABLE)
+    spec, reason = AgentSpec.salvage(stored, "selfish")
+    assert spec == AgentSpec.parse("belief-ismcts:iterations=50")
+    assert reason is not None and FIT_DIR_VARIABLE in reason
+    assert AgentSpec.salvage(f"belief:fit={outside}", "selfish") == (
+        AgentSpec("belief"),
+        reason.replace("belief-ismcts:iterations=50,", "belief:"),
+    )
