@@ -78,7 +78,8 @@ class _Meta:
 
     host_id: int | None = None
     pace: float = 0.0
-    cancel_votes: set[int] = field(default_factory=set)
+    cancel_request: str | None = None  # the open /cancel request, bound into its buttons
+    cancel_votes: set[int] = field(default_factory=set)  # who agreed to that request
 
 
 class DiscordGames:
@@ -259,7 +260,7 @@ class DiscordGames:
         user_id = interaction.user.id
         seat = session.table.seat_of(user_id)
         if cid.action == CANCEL:
-            await self._agree_to_cancel(interaction, session)
+            await self._agree_to_cancel(interaction, session, cid.arg)
             return
         if seat is None:
             await _refuse(interaction, texts.NOT_A_PLAYER)
@@ -420,6 +421,8 @@ class DiscordGames:
             await _refuse(interaction, texts.CANCEL_RIGHTS)
             return
         humans = _humans(session)
+        # A new request replaces any older one: the older buttons stop counting.
+        meta.cancel_request = f"{interaction.id:x}"
         meta.cancel_votes = {user_id} & humans
         needed = len(humans) // 2 + 1
         if not humans or len(meta.cancel_votes) >= needed:
@@ -431,7 +434,7 @@ class DiscordGames:
 
         view = view_of(
             button(
-                ComponentId(str(session.game_id), CANCEL),
+                ComponentId(str(session.game_id), CANCEL, meta.cancel_request),
                 texts.BUTTON_END_GAME,
                 style=discord.ButtonStyle.danger,
             )
@@ -471,14 +474,22 @@ class DiscordGames:
         await interaction.edit_original_response(content=reply)
 
     async def _agree_to_cancel(
-        self, interaction: discord.Interaction, session: GameSession
+        self, interaction: discord.Interaction, session: GameSession, request: str | None
     ) -> None:
+        """A vote for the open /cancel request, only from that request's own buttons: an
+        old, replaced or forged button must never end a game."""
+        meta = self._meta_of(session.game_id)
+        if meta.cancel_request is None:
+            await _refuse(interaction, texts.CANCEL_NOT_ASKED)
+            return
+        if request != meta.cancel_request:
+            await _refuse(interaction, texts.CANCEL_STALE)
+            return
         humans = _humans(session)
         user_id = interaction.user.id
         if user_id not in humans:
             await _refuse(interaction, texts.CANCEL_ONLY_PLAYERS)
             return
-        meta = self._meta_of(session.game_id)
         needed = len(humans) // 2 + 1
         if user_id in meta.cancel_votes:
             await _refuse(

@@ -185,6 +185,14 @@ CANCEL_ASK = (
 CANCEL_AGREED = "You agreed to end the game ({count}/{needed})."
 CANCEL_ALREADY = "You already agreed ({count}/{needed})."
 CANCEL_REASON = "the players agreed to end it."
+CANCEL_NOT_ASKED = (
+    "Nobody has asked to end this game now, so this button counts for nothing. The host "
+    "or a member with Manage Server can ask with /cancel."
+)
+CANCEL_STALE = (
+    "This request to end the game was replaced by a newer /cancel: press **End the game** "
+    "on the latest request."
+)
 CANCEL_ONLY_PLAYERS = "Only the players of this game can agree to end it."
 CANCEL_RIGHTS = "Only the host of this game or a member with Manage Server can cancel it."
 CANCEL_HOST_ALONE = "the host ended it."

@@ -6,14 +6,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import discord
 import pytest
+import simcord
+from simcord.backend import serializers
+from simcord.enums import ComponentType, InteractionType
 
 from bot.discord import texts
+from bot.discord.components import ComponentId
 from bot.discord.frontend import DiscordFrontend
 from bot.ports import Private, Table
 
 from .driver import Driver, components
-from .harness import Harness
+from .harness import Harness, told
 from .test_game_flow import FAST, open_table, reveal_posted, start_game
 
 
@@ -64,3 +69,69 @@ async def test_a_closed_dm_is_remembered_for_the_rest_of_the_game(
     over = await bob.click(opening, label="Show my role")
     assert over.response is not None and over.response.content == texts.GAME_OVER
     assert (await table.storage.load_game(game_id)).status == "finished"
+
+
+async def forge_click(
+    table: Harness, member: simcord.MemberActor, message: discord.Message, custom_id: str
+) -> simcord.InteractionResult:
+    """A click on a button with `custom_id` that `message` never carried, as a modified
+    client would send it. simcord's own `click` only clicks real components, so this goes
+    one level down, to its interaction dispatch; discord.py routes a click only if the
+    interaction's message shows the button, so the payload shows it."""
+    stored = table.env.backend.get_message(table.channel.id, message.id)
+    payload = dict(serializers.message_payload(table.env.backend, stored))
+    button = {"type": ComponentType.BUTTON, "style": 4, "label": "End", "custom_id": custom_id}
+    payload["components"] = [{"type": 1, "components": [button]}]
+    return await member._dispatch_interaction(
+        InteractionType.MESSAGE_COMPONENT,
+        table.channel,
+        {"custom_id": custom_id, "component_type": ComponentType.BUTTON},
+        extra={"message": payload},
+        source_message_id=stored.id,
+    )
+
+
+async def test_cancel_votes_count_only_on_the_buttons_of_the_open_request(table: Harness) -> None:
+    alice, bob, carol = table.members[:3]
+    mods = table.guild.create_role("Mods", permissions=discord.Permissions(manage_guild=True))
+    mod = table.guild.add_member(table.env.create_user("moderator"), roles=[mods])
+    game_id = await start_game(table, [alice, bob, carol], players=5)
+    driver = Driver(table, [alice, bob, carol], seed=2)
+    await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
+    opening = next(m for m in table.channel_messages() if "Show my role" in str(components(m)))
+
+    async def still_running() -> None:
+        assert (await table.storage.load_game(game_id)).status == "running"
+        assert table.bot.games.game_in(table.channel.id) == game_id
+
+    # No /cancel yet: a forged "End the game" (with or without a request id) counts nothing.
+    for cid in (ComponentId(str(game_id), "cancel"), ComponentId(str(game_id), "cancel", "ab")):
+        for member in (bob, carol):
+            forged = await forge_click(table, member, opening, str(cid))
+            assert told(forged) == texts.CANCEL_NOT_ASKED
+    await still_running()
+
+    # A second /cancel replaces the first: the first request's buttons no longer count.
+    first = (await mod.slash(table.channel, "cancel")).response
+    second = (await mod.slash(table.channel, "cancel")).response
+    assert first is not None and second is not None
+    stale = await bob.click(first, label="End the game")
+    assert told(stale) == texts.CANCEL_STALE
+    agreed = await bob.click(second, label="End the game")
+    assert told(agreed) == "You agreed to end the game (1/2)."
+    forged = await forge_click(table, carol, opening, str(ComponentId(str(game_id), "cancel")))
+    assert told(forged) == texts.CANCEL_STALE  # a button bound to no request
+    await still_running()
+
+    # After a restart no request is open: the old buttons count nothing.
+    await table.restart()
+    late = await carol.click(second, label="End the game")
+    assert told(late) == texts.CANCEL_NOT_ASKED
+    await still_running()
+
+    # A fresh request still ends the game once a majority agrees on its own buttons.
+    ask = (await mod.slash(table.channel, "cancel")).response
+    assert ask is not None
+    await bob.click(ask, label="End the game")
+    await carol.click(ask, label="End the game")
+    assert (await table.storage.load_game(game_id)).status == "cancelled"
