@@ -89,6 +89,20 @@ class GameDesk(GameLauncher, Protocol):
 class BotTree(app_commands.CommandTree["SecretHitlerBot"]):
     """The command tree; a command that fails unexpectedly is logged and answered."""
 
+    async def interaction_check(self, interaction: discord.Interaction[SecretHitlerBot]) -> bool:
+        """Refuse a guild-only command that arrived outside a server channel.
+
+        `guild_only()` only tells Discord where to list a command; a client whose command
+        list predates it still sends it from a DM. Refused here, no handler ever meets an
+        interaction without a server or channel.
+        """
+        if getattr(interaction.command, "guild_only", False) and (
+            interaction.guild_id is None or interaction.channel_id is None
+        ):
+            await _answer(interaction, texts.GUILD_ONLY)
+            return False
+        return True
+
     async def on_error(
         self, interaction: discord.Interaction[SecretHitlerBot], error: app_commands.AppCommandError
     ) -> None:

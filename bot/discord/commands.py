@@ -1,6 +1,10 @@
 """The slash commands. Each is a thin wrapper: parse options, call the lobby, game or
 information handlers, which check permissions and answer (ephemerally when refusing).
 
+A guild-only command can still arrive from a DM (a client with stale command metadata):
+`app.BotTree.interaction_check` refuses it before any handler runs, so no handler
+meets an interaction without a server or channel.
+
 A command that reads or writes the database acknowledges the interaction first: a storage
 call can wait behind running games' writes longer than Discord's 3-second window.
 """
@@ -59,7 +63,7 @@ class GameCommands(commands.Cog):
         vote_seconds: Seconds | None = None,
     ) -> None:
         """Open a lobby with the server's defaults, overridden by the given options."""
-        assert interaction.guild_id is not None
+        assert interaction.guild_id is not None  # see BotTree.interaction_check
         await acknowledge(interaction)  # an ephemeral "thinking" reply
         settings = await self.bot.storage.get_settings(interaction.guild_id)
         options = default_options(self.bot.config, settings)
@@ -118,7 +122,7 @@ class GameCommands(commands.Cog):
     @app_commands.guild_only()
     async def cancel(self, interaction: discord.Interaction) -> None:
         """Cancel the lobby; mid-game, ask the players to confirm."""
-        assert interaction.channel_id is not None
+        assert interaction.channel_id is not None  # see BotTree.interaction_check
         if self.bot.games.game_in(interaction.channel_id) is not None:
             await self.bot.games.cancel(interaction)  # a game closed its lobby when it began
             return
@@ -137,7 +141,7 @@ class GameCommands(commands.Cog):
     @app_commands.guild_only()
     async def status(self, interaction: discord.Interaction) -> None:
         """The lobby or the game of this channel (public information only)."""
-        assert interaction.channel_id is not None
+        assert interaction.channel_id is not None  # see BotTree.interaction_check
         await acknowledge(interaction)  # the lobby may have to be read from the database
         lobby = await self.bot.lobbies.book.get(interaction.channel_id)
         if lobby is not None:
@@ -173,7 +177,7 @@ class GameCommands(commands.Cog):
         self, interaction: discord.Interaction, players: TableSize = 7, speed: str = "normal"
     ) -> None:
         """A bot-only game, if the channel is free."""
-        assert interaction.channel_id is not None
+        assert interaction.channel_id is not None  # see BotTree.interaction_check
         if self.bot.games.game_in(interaction.channel_id) is not None:
             await interaction.response.send_message(texts.GAME_ALREADY_HERE, ephemeral=True)
             return
@@ -243,7 +247,7 @@ class GameCommands(commands.Cog):
         vote_seconds: Seconds | None = None,
     ) -> None:
         """Show the server's defaults; with options, change them (Manage Server)."""
-        assert interaction.guild_id is not None
+        assert interaction.guild_id is not None  # see BotTree.interaction_check
         changes = {
             "variant": variant,
             "players": players,

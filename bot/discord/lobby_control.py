@@ -150,7 +150,9 @@ class LobbyControl:
     async def start(self, interaction: discord.Interaction, cid: ComponentId | None = None) -> None:
         """The host starts the game: the lobby closes and the session takes over."""
         channel_id = interaction.channel_id
-        assert channel_id is not None
+        if interaction.guild_id is None or channel_id is None:
+            await _refuse(interaction, texts.GUILD_ONLY)
+            return
         await acknowledge(interaction, update=cid is not None)
         async with self.book.lock(channel_id):
             lobby = await self._current(interaction, cid)
@@ -176,7 +178,9 @@ class LobbyControl:
         """Close the channel's lobby (host or Manage Server). False if there is none, the
         interaction then deferred as an ephemeral reply."""
         channel_id = interaction.channel_id
-        assert channel_id is not None
+        if interaction.guild_id is None or channel_id is None:
+            await _refuse(interaction, texts.GUILD_ONLY)
+            return True  # answered
         await acknowledge(interaction)  # the lobby may have to be read from the database
         async with self.book.lock(channel_id):
             lobby = await self.book.get(channel_id)

@@ -51,7 +51,7 @@ NO_LOBBY_HERE = "There is no open lobby in this channel. Start one with /newgame
 LOBBY_ALREADY_HERE = "There is already an open lobby in this channel: {link}"
 LOBBY_HERE_NO_DEMO = "A lobby is open in this channel; start or cancel it first."
 GAME_ALREADY_HERE = "A game is already running in this channel; /status shows it."
-GUILD_ONLY = "Secret Hitler is played in a server channel, not in direct messages."
+GUILD_ONLY = "This command works in a server channel, not in direct messages."
 
 # --- components ----------------------------------------------------------------------
 STALE_LOBBY = "This lobby is closed (the game started or the lobby was cancelled)."

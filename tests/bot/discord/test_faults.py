@@ -135,3 +135,27 @@ async def test_cancel_votes_count_only_on_the_buttons_of_the_open_request(table:
     await bob.click(ask, label="End the game")
     await carol.click(ask, label="End the game")
     assert (await table.storage.load_game(game_id)).status == "cancelled"
+
+
+async def test_guild_only_commands_from_a_dm_get_a_clear_answer(table: Harness) -> None:
+    alice = table.members[0]
+    guild_only = sorted(c.name for c in table.bot.tree.get_commands() if c.guild_only)
+    assert {"newgame", "cancel", "status", "stats", "settings"} <= set(guild_only)
+    # A client with stale command metadata: Discord still lists them in DMs (as an older
+    # version of the bot registered them), so they reach the bot without a guild.
+    for (name, _), command in table.env.backend.commands[None].items():
+        if name in guild_only:
+            command["contexts"] = [0, 1, 2]
+            command["dm_permission"] = True
+    dm = alice.user.dm_channel
+    for name in guild_only:
+        result = await alice.user.slash(name)
+        assert result.ephemeral, name
+        assert told(result) == texts.GUILD_ONLY, name
+    # Nothing was opened or stored for the DM channel, and nothing said in it.
+    assert await table.storage.get_channel_settings(dm.id) == {}
+    assert table.bot.games.game_in(dm.id) is None
+    assert not dm.history()
+    # A command meant for anywhere still works from a DM.
+    rules = await alice.user.slash("rules")
+    assert rules.ephemeral and rules.response is not None and rules.response.embeds
