@@ -6,7 +6,10 @@ A guild-only command can still arrive from a DM (a client with stale command met
 meets an interaction without a server or channel.
 
 A command that reads or writes the database acknowledges the interaction first: a storage
-call can wait behind running games' writes longer than Discord's 3-second window.
+call can wait behind running games' writes longer than Discord's 3-second window. It
+defers ephemerally, never publicly: the first followup after a defer completes the
+deferred reply with the defer's visibility, so an error after a public defer would be
+shown to the whole channel. A public result is posted as a followup (`announce`).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from ..config import STRENGTHS
 from . import info, texts
 from .lobby import VARIANTS, LobbyError, LobbyOptions, default_options
 from .lobby_message import lobby_embed
-from .replies import acknowledge, answer
+from .replies import acknowledge, announce, answer
 
 if TYPE_CHECKING:
     from .app import SecretHitlerBot
@@ -198,9 +201,9 @@ class GameCommands(commands.Cog):
     @app_commands.guild_only()
     async def history(self, interaction: discord.Interaction) -> None:
         """Recent games, newest first."""
-        await interaction.response.defer(thinking=True)
+        await acknowledge(interaction)  # ephemeral: an error must reach the member alone
         games = await self.bot.storage.recent_games(guild_id=interaction.guild_id, limit=10)
-        await interaction.followup.send(embed=info.history_embed(games))
+        await announce(interaction, texts.SHOWN_BELOW, embed=info.history_embed(games))
 
     @app_commands.command(name="stats", description="A player's record in this server.")
     @app_commands.guild_only()
@@ -210,17 +213,19 @@ class GameCommands(commands.Cog):
     ) -> None:
         """Wins and games, overall and by role."""
         who = user or interaction.user
-        await interaction.response.defer(thinking=True)
+        await acknowledge(interaction)  # ephemeral: an error must reach the member alone
         stats = await self.bot.storage.player_stats(who.id, guild_id=interaction.guild_id)
-        await interaction.followup.send(embed=info.stats_embed(who.display_name, stats))
+        await announce(
+            interaction, texts.SHOWN_BELOW, embed=info.stats_embed(who.display_name, stats)
+        )
 
     @app_commands.command(name="leaderboard", description="The best players of this server.")
     @app_commands.guild_only()
     async def leaderboard(self, interaction: discord.Interaction) -> None:
         """Best win rates."""
-        await interaction.response.defer(thinking=True)
+        await acknowledge(interaction)  # ephemeral: an error must reach the member alone
         rows = await self.bot.storage.leaderboard(interaction.guild_id, limit=10)
-        await interaction.followup.send(embed=info.leaderboard_embed(rows))
+        await announce(interaction, texts.SHOWN_BELOW, embed=info.leaderboard_embed(rows))
 
     @app_commands.command(
         name="settings", description="Manage Server: default options for new tables here."

@@ -426,7 +426,8 @@ class DiscordGames:
         meta.cancel_votes = {user_id} & humans
         needed = len(humans) // 2 + 1
         if not humans or len(meta.cancel_votes) >= needed:
-            await interaction.response.defer()
+            # Ephemeral: an error must reach the host alone (the game says it ended).
+            await acknowledge(interaction)
             await session.cancel(texts.CANCEL_HOST_ALONE)
             await interaction.edit_original_response(content=texts.GAME_CANCELLED)
             return

@@ -101,6 +101,7 @@ RULES = (
         "takes it back.",
     ),
 )
+SHOWN_BELOW = "Posted below for everyone in this channel."
 HISTORY_TITLE = "Recent games"
 HISTORY_EMPTY = "No games have been played here yet. Start one with /newgame."
 HISTORY_LINE = "`#{id}` {players} players · {outcome} · {when}"

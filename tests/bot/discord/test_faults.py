@@ -159,3 +159,51 @@ async def test_guild_only_commands_from_a_dm_get_a_clear_answer(table: Harness) 
     # A command meant for anywhere still works from a DM.
     rules = await alice.user.slash("rules")
     assert rules.ephemeral and rules.response is not None and rules.response.embeds
+
+
+@pytest.mark.parametrize(
+    ("command", "read"),
+    [("history", "recent_games"), ("stats", "player_stats"), ("leaderboard", "leaderboard")],
+)
+async def test_an_error_after_a_public_command_is_told_to_the_member_alone(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, command: str, read: str
+) -> None:
+    alice = table.members[0]
+    table.expect_error(f"command {command} failed")  # logged, and answered
+    table.expect_error("the disk is gone")
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the disk is gone")
+
+    monkeypatch.setattr(table.storage, read, broken)
+    before = len(table.channel_messages())
+    result = await alice.slash(table.channel, command)
+    assert told(result) == texts.SOMETHING_WRONG
+    assert all(f.ephemeral for f in result.followups)
+    assert result.response is None or result.response.ephemeral
+    # Nothing in the channel: not the error, not a dangling "thinking..." message.
+    assert len(table.channel_messages()) == before
+    assert all(texts.SOMETHING_WRONG not in m.content for m in table.channel_messages())
+
+
+async def test_an_error_cancelling_a_game_is_told_to_the_host_alone(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = table.members[0]
+    table.expect_error("command cancel failed")  # logged, and answered
+    table.expect_error("the disk is gone")
+    game_id = await start_game(table, [alice], players=5)
+    session = table.bot.games.manager.get(game_id)
+    assert session is not None
+
+    async def broken(reason: str) -> None:
+        raise RuntimeError("the disk is gone")
+
+    monkeypatch.setattr(session, "cancel", broken)
+    before = len(table.channel_messages())
+    result = await alice.slash(table.channel, "cancel")  # the host alone: no vote needed
+    assert told(result) == texts.SOMETHING_WRONG
+    assert result.response is None or result.response.ephemeral
+    assert all(f.ephemeral for f in result.followups)
+    assert all(texts.SOMETHING_WRONG not in m.content for m in table.channel_messages()[before:])
+    assert (await table.storage.load_game(game_id)).status == "running"

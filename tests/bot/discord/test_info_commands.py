@@ -13,7 +13,7 @@ import simcord
 from bot.discord import texts
 
 from .driver import Driver
-from .harness import Harness, embed_text
+from .harness import Harness, embed_text, public_followup, told
 from .test_game_flow import FAST, open_table, reveal_posted, start_game
 
 
@@ -26,9 +26,10 @@ async def table(tmp_path: Path) -> AsyncIterator[Harness]:
 async def test_history_stats_and_leaderboard_after_a_game(table: Harness) -> None:
     alice, bob = table.members[:2]
     empty = await alice.slash(table.channel, "history")
-    assert empty.response is not None and texts.HISTORY_EMPTY in embed_text(empty.response)
+    assert told(empty) == texts.SHOWN_BELOW  # the deferred reply: the member's alone
+    assert texts.HISTORY_EMPTY in embed_text(public_followup(empty))  # the public followup
     none = await bob.slash(table.channel, "stats")
-    assert none.response is not None and "has not finished a game" in embed_text(none.response)
+    assert "has not finished a game" in embed_text(public_followup(none))
 
     game_id = await start_game(table, [alice], players=5)
     await Driver(table, [alice], seed=7).play(until=lambda: reveal_posted(table))
@@ -38,20 +39,17 @@ async def test_history_stats_and_leaderboard_after_a_game(table: Harness) -> Non
     )
 
     history = await bob.slash(table.channel, "history")
-    assert history.response is not None and not history.ephemeral
-    text = embed_text(history.response)
+    text = embed_text(public_followup(history))  # one public followup
     assert f"`#{game_id}` 5 players · {winner} won (" in text
 
     stats = await bob.slash(table.channel, "stats", user=alice)
-    assert stats.response is not None
-    text = embed_text(stats.response)
+    text = embed_text(public_followup(stats))
     assert "**1** games" in text
     won = game.roles is not None and (game.roles[0].value == "liberal") == (winner == "Liberals")
     assert f"**{int(won)}** wins" in text
 
     board = await bob.slash(table.channel, "leaderboard")
-    assert board.response is not None
-    assert f"<@{alice.id}> · {int(won)}/1 wins" in embed_text(board.response)
+    assert f"<@{alice.id}> · {int(won)}/1 wins" in embed_text(public_followup(board))
 
 
 async def test_settings_change_the_defaults_of_new_tables(table: Harness) -> None:
