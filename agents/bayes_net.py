@@ -25,11 +25,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from bot.suspicion import Marginals
 from engine import Policy, Role, Setup
 from engine import events as ev
 
-from .belief import hypergeom
+from .belief import Marginals, hypergeom
 
 Array = npt.NDArray[np.float64]
 

@@ -42,7 +42,6 @@ from math import comb
 import numpy as np
 import numpy.typing as npt
 
-from bot.suspicion import Marginals
 from engine import Party, Policy, Power, Role, Setup, Variant
 from engine import events as ev
 from engine.views import PlayerView
@@ -73,6 +72,8 @@ from .behaviour import (
     load_behaviour,
 )
 
+# Per seat: P(Liberal), P(Fascist), P(Hitler); the three sum to 1.
+Marginals = tuple[tuple[float, float, float], ...]
 Array = npt.NDArray[np.float64]
 HITLER_ZONE = 3
 VETO_AT = 5

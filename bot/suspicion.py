@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# Per seat: P(Liberal), P(Fascist), P(Hitler); the three sum to 1.
-Marginals = tuple[tuple[float, float, float], ...]
+from agents.belief import Marginals  # per seat: P(Liberal), P(Fascist), P(Hitler)
+
+__all__ = ["Marginals", "SuspicionSnapshot", "SuspicionTrack"]
 
 
 @dataclass(frozen=True, slots=True)
