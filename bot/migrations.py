@@ -14,7 +14,11 @@ closed), so that a restart does not forget it. Version 4 adds the `paused` statu
 whose task died: kept, resumable by a host or a restart, never counted in stats) and the
 cause stored with it; SQLite cannot alter a CHECK constraint, so the games table is
 rebuilt (SQLite's documented procedure: foreign keys off for the step, checked before the
-commit, ids and the AUTOINCREMENT counter kept).
+commit, ids and the AUTOINCREMENT counter kept). Version 5 adds the `abandoned` status (a
+game that can no longer be shown: its channel was deleted, the bot left the server) and
+`damaged` (a stored game that no longer reads), both kept with their reason and never
+resumed or counted, by the same rebuild; and `game_messages`, the Discord messages of a
+running game (its open vote and prompts) that a restart edits instead of posting anew.
 """
 
 from __future__ import annotations
@@ -188,7 +192,64 @@ _V4: Migration = (
     "CREATE INDEX games_by_guild ON games (guild_id, created_at)",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4)
+_V5: Migration = (
+    """
+    CREATE TABLE games_v5 (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reuse the id of a game
+        guild_id     INTEGER,
+        channel_id   INTEGER,
+        players      INTEGER NOT NULL CHECK (players BETWEEN 5 AND 10),
+        variant      TEXT NOT NULL,          -- JSON, engine.Variant.to_dict()
+        seed         INTEGER NOT NULL,
+        status       TEXT NOT NULL DEFAULT 'running'
+                     CHECK (status IN ('running', 'paused', 'finished', 'cancelled',
+                                       'abandoned', 'damaged')),
+        options      TEXT NOT NULL,          -- JSON object: the lobby's options
+        deadline     REAL,                   -- the pending prompt's deadline (epoch s)
+        created_at   REAL NOT NULL,
+        updated_at   REAL NOT NULL,
+        finished_at  REAL,
+        winner       TEXT CHECK (winner IN ('liberal', 'fascist')),
+        win_reason   TEXT,
+        session_state TEXT NOT NULL DEFAULT '{}',
+        -- Why a game paused, was abandoned or found damaged: for hosts, never a secret
+        -- (an exception's type and place, never its message). NULL while it runs.
+        pause_reason TEXT
+    )
+    """,
+    """
+    INSERT INTO games_v5 (id, guild_id, channel_id, players, variant, seed, status, options,
+        deadline, created_at, updated_at, finished_at, winner, win_reason, session_state,
+        pause_reason)
+    SELECT id, guild_id, channel_id, players, variant, seed, status, options, deadline,
+        created_at, updated_at, finished_at, winner, win_reason, session_state, pause_reason
+    FROM games
+    """,
+    # The AUTOINCREMENT counter goes with the games: an id is never handed out twice.
+    "DELETE FROM sqlite_sequence WHERE name = 'games_v5'",
+    """
+    INSERT INTO sqlite_sequence (name, seq)
+    SELECT 'games_v5', seq FROM sqlite_sequence WHERE name = 'games'
+    """,
+    "DROP TABLE games",
+    "ALTER TABLE games_v5 RENAME TO games",
+    "CREATE INDEX games_by_status ON games (status)",
+    "CREATE INDEX games_by_guild ON games (guild_id, created_at)",
+    # The front-end's messages of a running game that a restart must find again (the
+    # vote of the election under way, open prompts), by what they show.
+    """
+    CREATE TABLE game_messages (
+        game_id    INTEGER NOT NULL REFERENCES games (id),
+        key        TEXT NOT NULL,            -- e.g. "vote:a12", "prompt:a12:3:action"
+        message_id INTEGER NOT NULL,
+        content    TEXT NOT NULL,            -- as last shown (public text only)
+        deadline   REAL,                     -- the deadline it showed, if any
+        PRIMARY KEY (game_id, key)
+    )
+    """,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

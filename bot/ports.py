@@ -25,6 +25,12 @@ Contract, for every implementation:
   `withdraw` says the prompt is closed (answered, timed out, superseded).
 - Prompt ids are stable across a restart of the bot: a button carrying
   `sh:v1:<game_id>:<prompt.id>:<option index>` stays valid as long as the prompt is open.
+- Calls reach the front-end through the game's outbox (`bot.outbox`), one at a time and
+  in order. A front-end retries its own transient failures (a 5xx, a network error, a
+  rate limit); what it cannot do is reported by raising a `DeliveryError`: `PlaceLost`
+  when the game can no longer be shown anywhere (the game is abandoned), or
+  `PermissionLost` when the bot lacks a permission the game needs (the game pauses
+  until the same message goes through). `resume` comes first after a restart.
 """
 
 from __future__ import annotations
@@ -41,10 +47,13 @@ from .suspicion import SuspicionTrack
 
 __all__ = [
     "AIControlsSeat",
+    "DeliveryError",
     "Frontend",
     "GameControl",
     "NotAPlayer",
     "Option",
+    "PermissionLost",
+    "PlaceLost",
     "Post",
     "Private",
     "Prompt",
@@ -225,6 +234,33 @@ class Frontend(Protocol):
     async def reveal(self, table: Table, reveal: Reveal) -> None:
         """The game is over: show everything."""
         ...
+
+    async def resume(self, table: Table) -> None:
+        """The game carries on after a restart. The prompts still open are asked again
+        next, with the same ids: re-use what was shown for them before the restart, and
+        close what is not asked again."""
+        ...
+
+
+# --- what a front-end reports ---------------------------------------------------------
+
+
+class DeliveryError(Exception):
+    """A front-end could not show something, for good (its transient failures it retries
+    itself). The message is for hosts: it names the cause and never a secret."""
+
+
+class PlaceLost(DeliveryError):
+    """The game cannot be shown any more: its channel is gone, or the bot left the server."""
+
+
+class PermissionLost(DeliveryError):
+    """The bot lacks permissions the game needs where it is played (`missing` names them,
+    as a server's settings show them)."""
+
+    def __init__(self, message: str, missing: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.missing = tuple(missing)
 
 
 # --- what front-ends call -----------------------------------------------------------

@@ -33,7 +33,7 @@ import asyncio
 import logging
 import time
 import traceback
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -72,11 +72,15 @@ from engine.claims import OpenClaims
 
 from .agent_port import DEFAULT_BUDGET_S, AgentPort, default_substitute, seat_seed
 from .narrate import narrate, tiles
+from .outbox import Message, Outbox, Resumed, Withdrawal
 from .ports import (
     AIControlsSeat,
+    DeliveryError,
     Frontend,
     NotAPlayer,
     Option,
+    PermissionLost,
+    PlaceLost,
     Post,
     Private,
     Prompt,
@@ -143,6 +147,11 @@ class SessionStore(Protocol):
 
     async def pause_game(self, game_id: int, reason: str) -> None:
         """Mark the game paused (its task died), with the cause (a type and a place)."""
+        ...
+
+    async def abandon_game(self, game_id: int, reason: str) -> None:
+        """Mark the game abandoned (it cannot be shown any more): never counted, never
+        resumed; `reason` says why, for hosts."""
         ...
 
     async def finish_game(
@@ -216,6 +225,8 @@ class _Resume:
     claims_closed: set[int]  # seats whose claim windows of decision `turn` are over
     fallbacks: int = 0  # AI fallbacks counted before the restart
     notice: str = RESTART_NOTICE  # what the table is told when the game carries on
+    shown: int = 0  # actions whose every message the table was shown
+    unshown: tuple[ev.Event, ...] = ()  # what the later actions caused, to announce again
 
 
 class GameSession:
@@ -265,6 +276,10 @@ class GameSession:
         # Called after every step of a decision, once the session has made sure someone
         # is on the clock (tests check the invariant here).
         self.on_step: list[Callable[[GameSession], None]] = []
+        # Called once messages go through again after a missing permission paused the
+        # game (the manager resumes it).
+        self.on_restored: Callable[[GameSession], Awaitable[None]] | None = None
+        self.abandoned: str | None = None  # why the game cannot be shown any more, if so
         self._seats = list(seats)
         self._table = self._make_table()
         self._substitute = self.options.substitute_spec
@@ -287,13 +302,22 @@ class GameSession:
         self._asked: int | None = None  # the decision whose seats are all being asked
         self._decision_deadline: float | None = None  # its running timer, if any
         self._expiries: dict[int, int] = dict(resume.expiries) if resume else {}
-        self._stored_state: dict[str, Any] = self.state()
+        self._unshown = resume.unshown if resume else ()
+        self._outbox = Outbox(
+            game_id,
+            frontend,
+            shown=resume.shown if resume else 0,
+            on_fault=self._delivery_fault,
+            on_restored=self._delivery_restored,
+            on_shown=self._shown,
+        )
+        # A new game stores its bookkeeping once at the start: from then on a restart
+        # reads the delivery cursor (a game stored without one counts as all shown).
+        self._stored_state: dict[str, Any] = self.state() if resume else {}
         self._claim_deadline: float | None = None
         self._claim_window: set[int] = set()  # humans whose claim prompt is open now
-        self._outbox: asyncio.Queue[tuple[str, Table, tuple[Any, ...]] | None] = asyncio.Queue()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._task: asyncio.Task[None] | None = None
-        self._publisher: asyncio.Task[None] | None = None
         self._cancelled = False
         self._started = asyncio.Event()
         self._closed = asyncio.Event()  # set once the session will do nothing more
@@ -325,7 +349,9 @@ class GameSession:
         `engine.RecordError` if the record does not replay.
         """
         game, turn, pending = replay(record)
-        expiries, closed, fallbacks = _read_state(state or {}, turn, game.players)
+        expiries, closed, fallbacks, shown = _read_state(
+            state or {}, turn, game.players, len(record.actions)
+        )
         vote_start = None
         if game.phase is Phase.VOTE:
             # AI ballots are decided from the view before the first ballot of the election
@@ -347,7 +373,16 @@ class GameSession:
             channel_id=channel_id,
             clock=clock,
             resume=_Resume(
-                turn, pending - closed, vote_start, deadline, expiries, closed, fallbacks, notice
+                turn,
+                pending - closed,
+                vote_start,
+                deadline,
+                expiries,
+                closed,
+                fallbacks,
+                notice,
+                shown,
+                _events_after(record, shown),
             ),
         )
 
@@ -422,7 +457,7 @@ class GameSession:
         if seat is None:
             raise NotAPlayer("You are not playing in this game.")
         if self.paused:
-            raise SessionRefusal(PAUSED)
+            raise SessionRefusal(self._paused_text())
         prompt = self._find_prompt(seat, prompt_id)
         if not 0 <= option < len(prompt.options):
             raise StalePrompt("There is no such choice.")
@@ -480,9 +515,7 @@ class GameSession:
         """Start driving the game in the background (idempotent)."""
         if self._task is None:
             self._started.set()
-            self._publisher = asyncio.create_task(
-                self._publish_loop(), name=f"game-{self.game_id}-out"
-            )
+            self._outbox.start()
             self._task = asyncio.create_task(self._run(), name=f"game-{self.game_id}")
 
     async def wait_started(self) -> None:
@@ -512,8 +545,12 @@ class GameSession:
 
     async def flush(self) -> None:
         """Wait until the front-end has been given everything queued so far."""
-        if self._publisher is not None and not self._publisher.done():
-            await self._outbox.join()
+        await self._outbox.join()
+
+    @property
+    def outbox(self) -> Outbox:
+        """What the table is yet to be shown (read-only use: its figures)."""
+        return self._outbox
 
     async def stop(self) -> None:
         """Stop driving the game without ending it (shutdown): it resumes after a restart.
@@ -525,13 +562,9 @@ class GameSession:
                 task.cancel()
         pending = [t for t in (self._task, *self._tasks, *self._ai_tasks.values()) if t]
         await asyncio.gather(*pending, return_exceptions=True)
-        if self._publisher is not None:
-            self._outbox.put_nowait(None)  # in case the game task was cancelled before it ran
-            try:  # show what was already decided, unless the front-end hangs
-                await asyncio.wait_for(asyncio.shield(self._publisher), 5.0)
-            except TimeoutError:
-                self._publisher.cancel()
-            await asyncio.gather(self._publisher, return_exceptions=True)
+        # Show what was already decided, unless the front-end hangs; the rest is shown
+        # after the restart (the stored cursor says what was not).
+        await self._outbox.finish(5.0)
         self._closed.set()
 
     async def cancel(self, reason: str) -> None:
@@ -551,14 +584,15 @@ class GameSession:
             self._post_notice(f"The game was cancelled: {reason}")
             if self._task is not None:
                 self._task.cancel()
-            if was_paused:  # the dead game task left the publisher running for this
-                self._outbox.put_nowait(None)
+            if was_paused:  # the dead game task left the outbox running for this
+                self._outbox.close()
         await self.wait()
         self._closed.set()
 
     async def _run(self) -> None:
         try:
             self._opening()
+            await self._save_state()
             while not self.game.is_over:
                 self._raise_failure()
                 if self._claim_pending:
@@ -577,7 +611,7 @@ class GameSession:
             for task in self._ai_tasks.values():
                 task.cancel()
             if self.pause_reason is None:
-                self._outbox.put_nowait(None)  # the publisher shows what is queued, then ends
+                self._outbox.close()  # it shows what is queued, then ends
                 self._closed.set()
 
     async def _pause(self, exc: BaseException) -> None:
@@ -588,19 +622,20 @@ class GameSession:
         """
         root = self.failure or exc
         self.failure = root
-        cause = failure_cause(root)
-        # The type and the place only: an exception's message may quote a hand or a role.
-        log.error("game %d paused: %s", self.game_id, cause)
-        log.debug("game %d: what paused it", self.game_id, exc_info=root)
+        if isinstance(root, DeliveryError):  # a host-readable cause, free of secrets
+            cause = str(root)
+            log.warning("game %d paused: %s", self.game_id, cause)
+        else:
+            cause = failure_cause(root)
+            # The type and the place only: an exception's message may quote a hand or a role.
+            log.error("game %d paused: %s", self.game_id, cause)
+            log.debug("game %d: what paused it", self.game_id, exc_info=root)
         async with self._lock:
             self.pause_reason = cause
             self._asked = None
             # Prompts stay open, as across a restart: their buttons answer that the game is
             # paused, and work again once it is resumed (prompt ids derive from the game).
-            self._post_notice(
-                f"This game is paused because of an internal error ({type(root).__name__}). "
-                "A host can type /resume to carry on, or /cancel to end it."
-            )
+            self._post_notice(self._paused_text())
             if self.store is None:
                 return
             try:
@@ -613,8 +648,12 @@ class GameSession:
     def _opening(self) -> None:
         if self._fresh:
             self._route(self.game.events)
-        else:
-            self._post_notice(self._resume_notice, board=True)
+            return
+        # What the table was not shown before the restart, then where the game stands.
+        self._show(Resumed())
+        self._route(self._unshown, mark=self._outbox.shown + 1)
+        self._unshown = ()
+        self._post_notice(self._resume_notice, board=True)
 
     async def _decision(self) -> None:
         """Ask for the current decision and wait until the game moves past it."""
@@ -740,7 +779,7 @@ class GameSession:
                 )
             except Exception:  # the reveal goes on without the chart
                 log.warning("game %d: no suspicion tracks", self.game_id, exc_info=True)
-        self._enqueue("reveal", self.reveal())
+        self._show(self.reveal())
 
     def reveal(self) -> Reveal:
         """Everything about the finished game: roles, hidden events, suspicion tracks."""
@@ -920,7 +959,7 @@ class GameSession:
             if self.is_over:
                 raise SessionRefusal("This game is over.")
             if self.failure is not None or self.paused:
-                raise SessionRefusal(PAUSED)
+                raise SessionRefusal(self._paused_text())
             if not 0 <= seat < self.game.players:
                 raise NotAPlayer(f"There is no seat {seat} in this game.")
             if action.seat != seat:
@@ -980,8 +1019,10 @@ class GameSession:
 
     # --- routing events to the table --------------------------------------------------
 
-    def _route(self, events: Iterable[ev.Event]) -> None:
-        """Announce `events`: public ones to the table, private ones to their seat."""
+    def _route(self, events: Iterable[ev.Event], *, mark: int | None = None) -> None:
+        """Announce `events`: public ones to the table, private ones to their seat.
+
+        `mark`: how many actions the events derive from (default: every stored one)."""
         labels = self._table.labels
         public: list[ev.Event] = []
         private: dict[int, list[ev.Event]] = {}
@@ -994,24 +1035,24 @@ class GameSession:
                     private.setdefault(seat, []).append(event)
         lines = [line for e in public if (line := narrate(e, labels)) is not None]
         if lines:
-            self._enqueue(
-                "post",
+            self._show(
                 Post(
                     "\n".join(lines),
                     tuple(public),
                     board=self.game.spectator_view(),
                     board_changed=any(isinstance(e, BOARD_EVENTS) for e in public),
                 ),
+                mark=mark,
             )
         for seat in sorted(private):
             if self._seats[seat].user_id is None:
                 continue  # an AI-only seat: its agent reads the view when it decides
             secret = private[seat]
             text = "\n".join(line for e in secret if (line := narrate(e, labels)) is not None)
-            self._enqueue("tell", Private(seat, text, tuple(secret), self.game.view(seat)))
+            self._show(Private(seat, text, tuple(secret), self.game.view(seat)), mark=mark)
 
     def _post_notice(self, text: str, *, board: bool = False) -> None:
-        self._enqueue("post", Post(text, (), board=self.game.spectator_view() if board else None))
+        self._show(Post(text, (), board=self.game.spectator_view() if board else None))
 
     def _announce_waiting(self, deadline: float | None) -> None:
         game = self.game
@@ -1025,24 +1066,67 @@ class GameSession:
             text = f"Votes: {len(voted)} of {living} in. Waiting for {names}."
         else:
             text = f"Waiting for {names} to {_WAITING_FOR[game.phase]}."
-        self._enqueue("waiting", Waiting(game.phase, awaited, voted, deadline, text))
+        self._show(Waiting(game.phase, awaited, voted, deadline, text))
 
-    def _enqueue(self, method: str, *args: Any) -> None:
-        self._outbox.put_nowait((method, self._table, args))
+    def _show(self, message: Message, *, mark: int | None = None) -> None:
+        """Queue `message` for the table, in order (see `bot.outbox`)."""
+        self._outbox.put(message, self._table, len(self.game.actions) if mark is None else mark)
 
-    async def _publish_loop(self) -> None:
-        frontend: Any = self.frontend
-        while True:
-            item = await self._outbox.get()
-            try:
-                if item is None:
-                    return
-                method, table, args = item
-                await getattr(frontend, method)(table, *args)
-            except Exception:  # a closed DM or a Discord hiccup never stops the game
-                log.warning("game %d: front-end %s failed", self.game_id, method, exc_info=True)
-            finally:
-                self._outbox.task_done()
+    # --- delivery faults -------------------------------------------------------------
+
+    async def _shown(self, shown: int) -> None:
+        """The outbox delivered everything the first `shown` actions caused: store it."""
+        await self._save_state()
+
+    async def _delivery_fault(self, exc: DeliveryError) -> None:
+        """The front-end cannot show this game: abandon it, or pause it until it can."""
+        if isinstance(exc, PlaceLost):
+            await self._abandon(str(exc))
+        elif isinstance(exc, PermissionLost):
+            self._fail(exc)  # the game task pauses the game with this cause
+
+    async def _delivery_restored(self) -> None:
+        """Messages go through again: the manager resumes the paused game."""
+        if self.on_restored is not None and self.paused:
+            await self.on_restored(self)
+
+    async def _abandon(self, reason: str) -> None:
+        """End the game for good without a winner: it cannot be shown any more."""
+        async with self._lock:
+            if self.is_over:
+                return
+            self.abandoned = reason
+            self._cancelled = True
+            log.warning("game %d abandoned: %s", self.game_id, reason)
+            if self.store is not None:
+                try:
+                    await self.store.abandon_game(self.game_id, reason)
+                except Exception as exc:  # a restart tries again (and abandons it again)
+                    log.error(
+                        "game %d: the abandon was not stored (%s)",
+                        self.game_id,
+                        type(exc).__name__,
+                    )
+        for task in [self._task, *self._ai_tasks.values()]:  # the AI work stops too
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
+        self._outbox.close()
+        self._closed.set()
+
+    def _paused_text(self) -> str:
+        """What a player is told while the game is paused."""
+        failure = self.failure
+        if isinstance(failure, DeliveryError):
+            return (
+                f"This game is paused: {failure} It goes on by itself once that is fixed; "
+                "a host can also type /cancel to end it."
+            )
+        if failure is not None:
+            return (
+                f"This game is paused because of an internal error ({type(failure).__name__}). "
+                "A host can type /resume to carry on, or /cancel to end it."
+            )
+        return PAUSED
 
     # --- prompts ------------------------------------------------------------------------
 
@@ -1077,12 +1161,12 @@ class GameSession:
 
     def _issue(self, prompt: Prompt) -> None:
         self._open.setdefault(prompt.seat, {})[prompt.kind] = prompt
-        self._enqueue("ask", prompt)
+        self._show(prompt)
 
     def _close(self, seat: int, kind: PromptKind, reason: str) -> None:
         prompt = self._open.get(seat, {}).pop(kind, None)
         if prompt is not None:
-            self._enqueue("withdraw", prompt, reason)
+            self._show(Withdrawal(prompt, reason))
 
     def _close_all(self, reason: str) -> None:
         for seat in list(self._open):
@@ -1109,7 +1193,7 @@ class GameSession:
         if self.is_over:
             raise SessionRefusal("This game is over.")
         if self.paused:
-            raise SessionRefusal(PAUSED)
+            raise SessionRefusal(self._paused_text())
         return seat
 
     async def _hand_over(self, seat: int, reason: str) -> None:
@@ -1160,6 +1244,7 @@ class GameSession:
             "expiries": {str(seat): n for seat, n in sorted(self._expiries.items()) if n},
             "claims": {"turn": self._claims_turn, "closed": sorted(self._claims_closed)},
             "fallbacks": self.fallbacks,
+            "shown": self._outbox.shown,
         }
 
     async def _save_state(self) -> None:
@@ -1230,11 +1315,12 @@ def replay(record: GameRecord) -> tuple[Game, int, set[int]]:
 
 
 def _read_state(
-    state: Mapping[str, Any], turn: int, players: int
-) -> tuple[dict[int, int], set[int], int]:
-    """The timeout streaks, the claim windows closed at decision `turn` and the AI
-    fallbacks counted so far, read from a stored `GameSession.state()`; whatever does not
-    fit the game is dropped."""
+    state: Mapping[str, Any], turn: int, players: int, actions: int
+) -> tuple[dict[int, int], set[int], int, int]:
+    """The timeout streaks, the claim windows closed at decision `turn`, the AI
+    fallbacks counted so far and how many of the `actions` the table was shown, read
+    from a stored `GameSession.state()`; whatever does not fit the game is dropped (a
+    game stored before the cursor existed counts as shown)."""
     expiries: dict[int, int] = {}
     raw = state.get("expiries")
     if isinstance(raw, dict):
@@ -1248,7 +1334,24 @@ def _read_state(
         if isinstance(seats, list):
             closed = {s for s in seats if type(s) is int and 0 <= s < players}
     fallbacks = state.get("fallbacks")
-    return expiries, closed, fallbacks if type(fallbacks) is int and fallbacks > 0 else 0
+    shown = state.get("shown")
+    return (
+        expiries,
+        closed,
+        fallbacks if type(fallbacks) is int and fallbacks > 0 else 0,
+        shown if type(shown) is int and 0 <= shown <= actions else actions,
+    )
+
+
+def _events_after(record: GameRecord, shown: int) -> tuple[ev.Event, ...]:
+    """The events the actions of `record` past the first `shown` caused, in order."""
+    if shown >= len(record.actions):
+        return ()
+    game = GameRecord(record.players, record.seed, record.variant, record.actions[:shown]).replay()
+    before = len(game.events)
+    for action in record.actions[shown:]:
+        game.apply(action)
+    return tuple(game.events[before:])
 
 
 def suspicion_tracks(

@@ -473,6 +473,9 @@ class DiscordFrontend:
             await self._send(table, "", embed=embed, files=files if last else ())
         self.forget(table.game_id)
 
+    async def resume(self, table: Table) -> None:
+        """The game carries on after a restart (its open prompts are asked again next)."""
+
     # --- votes ------------------------------------------------------------------------
 
     def _vote_text(self, table: Table, vote: _Vote) -> str:

@@ -35,7 +35,7 @@ def scripted(prompt: Prompt) -> int:
 class Call:
     """One call the session made."""
 
-    method: str  # "post" | "tell" | "ask" | "withdraw" | "waiting" | "reveal"
+    method: str  # "post" | "tell" | "ask" | "withdraw" | "waiting" | "reveal" | "resume"
     table: Table
     payload: Any
 
@@ -47,6 +47,9 @@ class FakeFrontend:
     answer: AnswerPolicy | None = None
     seats: Container[int] | None = None
     delay: float = 0.0  # seconds before each answer, to let other things happen first
+    # Called before each call is recorded (method, table, payload): a test raises from it
+    # (a `bot.ports.DeliveryError`...) to play a front-end that cannot show something.
+    fault: Callable[[str, Table, Any], None] | None = None
     calls: dict[int, list[Call]] = field(default_factory=dict)
     refusals: list[tuple[Prompt, IllegalAction]] = field(default_factory=list)
     controls: dict[int, GameControl] = field(default_factory=dict)
@@ -86,6 +89,10 @@ class FakeFrontend:
         """Record the end-of-game reveal."""
         self._record("reveal", table, reveal)
 
+    async def resume(self, table: Table) -> None:
+        """Record that the game carries on after a restart."""
+        self._record("resume", table, None)
+
     # --- for tests ----------------------------------------------------------------------
 
     def of(self, game_id: int, method: str | None = None) -> list[Any]:
@@ -110,6 +117,8 @@ class FakeFrontend:
             await asyncio.gather(*self._answering, return_exceptions=True)
 
     def _record(self, method: str, table: Table, payload: Any) -> None:
+        if self.fault is not None:
+            self.fault(method, table, payload)
         self.calls.setdefault(table.game_id, []).append(Call(method, table, payload))
 
     async def _answer(self, table: Table, prompt: Prompt) -> None:

@@ -21,6 +21,7 @@ import pytest
 from agents.behaviour import FITTED_PATH as BEHAVIOUR_FIT
 from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
+from bot.narrate import narrate
 from bot.ports import PromptKind
 from bot.session import GameSession, SessionOptions
 from bot.storage import Storage
@@ -34,6 +35,7 @@ from engine import (
     Enact,
     Execute,
     Game,
+    GameRecord,
     Investigate,
     Nominate,
     PresidentClaim,
@@ -162,8 +164,21 @@ async def test_a_game_killed_at_any_phase_resumes_identically(
         assert normalised(resumed.game) == normalised(reference), name
         stored = await store.load_game(resumed.game_id)
         assert stored.status == "finished" and stored.record.actions == resumed.game.actions
-        assert "The bot restarted" in fake.public_text(resumed.game_id)[0]
+        texts = fake.public_text(resumed.game_id)
+        notice = next(i for i, t in enumerate(texts) if "The bot restarted" in t)
+        # What the stored action caused was never shown: it is, first, then the notice.
+        missed = _public_lines(reference, index, resumed.table.labels) if after_write else []
+        assert "\n".join(texts[:notice]).splitlines() == missed, name
         await store.close()
+
+
+def _public_lines(reference: Game, index: int, labels: list[str]) -> list[str]:
+    """The narration of the public events action `index` of `reference` caused."""
+    game = GameRecord(
+        reference.players, reference.seed, reference.variant, list(reference.actions[:index])
+    ).replay()
+    events = game.apply(reference.actions[index])
+    return [line for e in events if e.audience is None and (line := narrate(e, labels))]
 
 
 async def test_acknowledged_votes_survive_and_every_voter_is_asked_again(

@@ -99,6 +99,7 @@ async def test_votes_are_hidden_until_the_last_one_and_can_be_changed(
     nominee = game.eligible_chancellors()[0]
     await session.submit(president, Nominate(president, nominee), prompt_id="a0")
     await until(lambda: len(session.open_prompts(4)) == 1)
+    await session.flush()  # the front-end is shown what the session asked, soon after
     assert {p.seat for p in fake.prompts(gid) if p.id == "a1"} == set(range(5))
 
     for seat in range(4):

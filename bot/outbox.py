@@ -1,0 +1,274 @@
+"""A game's outbox: everything a session shows its table, delivered in order, once.
+
+The session never calls its front-end directly. It puts each message here, typed (a
+`Post`, a `Private`, a `Prompt`, a `Withdrawal`, a `Waiting`, a `Reveal`, `Resumed`), with its
+*mark*: how many actions of the game were stored when it was put. One task per game
+delivers the messages one at a time, in the order they were put, so the table reads the
+story in order however slow the front-end is, and the game never waits for it.
+
+What was delivered is remembered as a cursor, `shown`: the number of stored actions
+whose every message reached the front-end. The session stores it with its bookkeeping;
+after a restart it announces again what the actions past the cursor caused, so a crash
+between storing an action and showing it loses nothing.
+
+A front-end retries its own transient failures (the Discord one honours Retry-After);
+what reaches the outbox is final, and typed (`bot.ports.DeliveryError`):
+
+- `PlaceLost`: the game cannot be shown anywhere any more (its channel was deleted,
+  the bot left the server). The outbox stops and tells the session (`on_fault`).
+- `PermissionLost`: the bot may no longer do what the game needs where it plays. The
+  outbox tells the session once, keeps the message and tries it again every `probe_s`
+  seconds; when it goes through, it tells the session (`on_restored`) and carries on.
+- Anything else is a front-end defect: logged with its traceback and the message is
+  skipped (never the game).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from .ports import (
+    DeliveryError,
+    Frontend,
+    PermissionLost,
+    PlaceLost,
+    Post,
+    Private,
+    Prompt,
+    Reveal,
+    Table,
+    Waiting,
+)
+
+log = logging.getLogger(__name__)
+
+PROBE_S = 30.0  # how often a message refused for want of a permission is tried again
+
+
+@dataclass(frozen=True, slots=True)
+class Withdrawal:
+    """A prompt closed (answered, timed out, superseded), and why."""
+
+    prompt: Prompt
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """The game carries on after a restart (`Frontend.resume`)."""
+
+
+Message = Post | Private | Prompt | Withdrawal | Waiting | Reveal | Resumed
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    message: Message
+    table: Table
+    mark: int
+
+
+FaultHandler = Callable[[DeliveryError], Awaitable[None]]
+ShownHandler = Callable[[int], Awaitable[None]]
+
+
+async def deliver(frontend: Frontend, table: Table, message: Message) -> None:
+    """Hand one message to the front-end method that shows it."""
+    match message:
+        case Post():
+            await frontend.post(table, message)
+        case Private():
+            await frontend.tell(table, message)
+        case Prompt():
+            await frontend.ask(table, message)
+        case Withdrawal(prompt=prompt, reason=reason):
+            await frontend.withdraw(table, prompt, reason)
+        case Waiting():
+            await frontend.waiting(table, message)
+        case Reveal():
+            await frontend.reveal(table, message)
+        case Resumed():
+            await frontend.resume(table)
+
+
+class Outbox:
+    """The ordered, resumable delivery of one game's messages (see the module docstring)."""
+
+    def __init__(
+        self,
+        game_id: int,
+        frontend: Frontend,
+        *,
+        shown: int = 0,
+        on_fault: FaultHandler | None = None,
+        on_restored: Callable[[], Awaitable[None]] | None = None,
+        on_shown: ShownHandler | None = None,
+        probe_s: float = PROBE_S,
+    ) -> None:
+        self.game_id = game_id
+        self.frontend = frontend
+        self.shown = shown  # actions whose every message was delivered
+        self.delivered = 0  # messages delivered by this outbox
+        self.blocked: DeliveryError | None = None  # why delivery waits, if it does
+        self.lost: PlaceLost | None = None  # set once the game cannot be shown any more
+        self._on_fault = on_fault
+        self._on_restored = on_restored
+        self._on_shown = on_shown
+        self.probe_s = probe_s
+        self._items: deque[_Item] = deque()
+        self._closing = False
+        self._wakeup = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._barriers: list[tuple[int, asyncio.Future[float]]] = []
+        self._put_count = 0
+        self._task: asyncio.Task[None] | None = None
+
+    # --- what the session calls -----------------------------------------------------
+
+    def put(self, message: Message, table: Table, mark: int) -> None:
+        """Queue `message` (as it reads for `table`), derived from the first `mark` actions."""
+        if self.lost is not None:
+            return  # nowhere to show it
+        self._items.append(_Item(message, table, mark))
+        self._put_count += 1
+        self._idle.clear()
+        self._wakeup.set()
+
+    def start(self) -> None:
+        """Start delivering (idempotent)."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name=f"game-{self.game_id}-out")
+
+    def close(self) -> None:
+        """Deliver what is queued, then end."""
+        self._closing = True
+        self._wakeup.set()
+
+    @property
+    def pending(self) -> int:
+        """Messages not delivered yet."""
+        return len(self._items)
+
+    @property
+    def running(self) -> bool:
+        """Whether the delivery task is alive."""
+        return self._task is not None and not self._task.done()
+
+    async def join(self) -> None:
+        """Wait until everything queued so far was delivered (or dropped: the place is lost)."""
+        if self.running:
+            await self._idle.wait()
+
+    def seen(self) -> asyncio.Future[float]:
+        """A future that resolves with the time (`time.monotonic`) when every message
+        queued so far has been delivered: when the table can see it."""
+        future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+        if not self._items:
+            future.set_result(time.monotonic())
+        else:
+            self._barriers.append((self._put_count, future))
+        return future
+
+    async def finish(self, timeout: float) -> None:
+        """Deliver what is queued (for at most `timeout` seconds), then stop."""
+        self.close()
+        if self._task is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), timeout)
+        except TimeoutError:
+            self._task.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
+
+    # --- delivering -----------------------------------------------------------------
+
+    async def _run(self) -> None:
+        try:
+            while True:
+                if not self._items:
+                    self._idle.set()
+                    if self._closing:
+                        return
+                    self._wakeup.clear()
+                    await self._wakeup.wait()
+                    continue
+                item = self._items[0]
+                if not await self._deliver(item):
+                    return  # the place is lost: nothing more can be shown
+                self._items.popleft()
+                self.delivered += 1
+                self._release_barriers()
+                await self._advance(item.mark)
+        finally:
+            self._items.clear()
+            self._idle.set()
+            self._release_barriers(everything=True)
+
+    async def _deliver(self, item: _Item) -> bool:
+        """Deliver one message, waiting out a missing permission; False if the place is lost."""
+        while True:
+            try:
+                await deliver(self.frontend, item.table, item.message)
+            except PlaceLost as exc:
+                self.lost = exc
+                log.warning("game %d: %s", self.game_id, exc)
+                await self._fault(exc)
+                return False
+            except PermissionLost as exc:
+                if self.blocked is None:
+                    self.blocked = exc
+                    log.warning("game %d: %s", self.game_id, exc)
+                    await self._fault(exc)
+                await asyncio.sleep(self.probe_s)
+                continue
+            except Exception:  # a front-end defect: never the game's end
+                log.warning(
+                    "game %d: the front-end failed to show a %s",
+                    self.game_id,
+                    type(item.message).__name__,
+                    exc_info=True,
+                )
+            if self.blocked is not None:
+                self.blocked = None
+                log.info("game %d: messages go through again", self.game_id)
+                if self._on_restored is not None:
+                    await self._on_restored()
+            return True
+
+    async def _fault(self, exc: DeliveryError) -> None:
+        if self._on_fault is not None:
+            try:
+                await self._on_fault(exc)
+            except Exception:
+                log.exception("game %d: handling a delivery fault failed", self.game_id)
+
+    async def _advance(self, mark: int) -> None:
+        """Move the cursor once every message of the actions before it is delivered."""
+        shown = self._items[0].mark - 1 if self._items else mark
+        shown = max(self.shown, min(shown, mark))
+        if shown == self.shown:
+            return
+        self.shown = shown
+        if self._on_shown is not None and not self._items:  # one write per burst
+            try:
+                await self._on_shown(shown)
+            except Exception:
+                log.exception("game %d: the delivery cursor was not stored", self.game_id)
+
+    def _release_barriers(self, *, everything: bool = False) -> None:
+        done = self._put_count - len(self._items)
+        now = time.monotonic()
+        keep = []
+        for count, future in self._barriers:
+            if everything or count <= done:
+                if not future.done():
+                    future.set_result(now)
+            else:
+                keep.append((count, future))
+        self._barriers = keep
