@@ -19,6 +19,18 @@ What goes where:
   who must act is mentioned (`allowed_mentions`).
 - `withdraw`: the prompt message loses its components and says why it closed.
 - `reveal`: the full reveal, the final board and, when a belief model ran, the chart.
+- `resume` (after a restart): the messages of the open vote and prompts are found again
+  (their ids are stored, `MessageBook`): a prompt asked again edits its old message in
+  place, without a second ping unless its clock was reset; anything not asked again is
+  closed. Nothing is posted twice.
+
+Every request goes through `delivery.attempt`: transient failures are retried with
+backoff, honouring Retry-After; a deleted channel or a lost server raises `PlaceLost`, a
+missing permission `PermissionLost` (both for the game's outbox to act on). The bot's
+permissions in the channel are read from the cache first: without Send Messages nothing
+is tried (a 403 spends the invalid-request budget); without Attach Files or Embed Links
+the text goes alone (it never depends on an attachment). Edits of the vote message are
+coalesced: at most one per `vote_edit_every_s`, the latest state always shown.
 
 The channel sees only what `Post`, `Waiting` and the options of public prompts contain,
 all public by the port's contract; prompt questions (which may name a hand) are only
@@ -30,9 +42,10 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from collections.abc import Sequence
+import random
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import discord
 
@@ -57,9 +70,17 @@ from engine import (
 from engine import events as ev
 
 from ..narrate import narrate, tiles
-from ..ports import Post, Private, Prompt, PromptKind, Reveal, Table, Waiting
+from ..ports import PermissionLost, Post, Private, Prompt, PromptKind, Reveal, Table, Waiting
+from ..storage import ShownMessage
 from . import texts
 from .components import ComponentId, button, select, view_of
+from .delivery import (
+    MessageGone,
+    attempt,
+    missing_permissions,
+    permission_lost,
+    translate_for,
+)
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +89,37 @@ TARGET_ACTIONS = (Nominate, Investigate, CallSpecialElection, Execute)
 MAX_CONTENT = 2000  # Discord's limit for a message's content
 MAX_EMBED = 4096  # and for an embed's description
 ROLE, HAND, CANCEL = "role", "hand", "cancel"
+VOTE_EDIT_EVERY_S = 1.0  # at most one edit of a vote message per second (the last wins)
+DEADLINE_RESET_S = 1.0  # a restored prompt whose clock moved more than this pings again
+BLOCKING = ("View Channel", "Send Messages", "Send Messages in Threads")
+T = TypeVar("T")
+
+
+class MessageBook(Protocol):
+    """Where the front-end keeps the ids of a running game's open vote and prompts, so
+    that a restart edits them instead of posting anew (`bot.storage.Storage`)."""
+
+    async def shown_messages(self, game_id: int) -> dict[str, ShownMessage]:
+        """The messages remembered for a game, by key."""
+        ...
+
+    async def remember_message(self, game_id: int, key: str, message: ShownMessage) -> None:
+        """Remember (or replace) the message shown for `key`."""
+        ...
+
+    async def forget_message(self, game_id: int, key: str | None = None) -> None:
+        """Forget one message (None: every message of the game)."""
+        ...
+
+
+def prompt_key(prompt: Prompt) -> str:
+    """How a prompt's message is filed in the `MessageBook`."""
+    return f"prompt:{prompt.id}:{prompt.seat}:{prompt.kind.value}"
+
+
+def vote_key(prompt_id: str) -> str:
+    """How an election's vote message is filed in the `MessageBook`."""
+    return f"vote:{prompt_id}"
 
 
 def prompt_kind(prompt: Prompt) -> str:
@@ -242,26 +294,43 @@ class _Vote:
     message_id: int | None = None
     waiting: Waiting | None = None
     ended: str | None = None  # why every vote prompt closed, if no result came (yet)
+    shown: str | None = None  # the text the message shows now
+    refresh: asyncio.Task[None] | None = None  # a coalesced edit waiting to go
+    restored_deadline: float | None = None  # the deadline it showed before a restart
 
 
 @dataclass(slots=True)
 class _GameState:
-    """What the front-end remembers of a game (lost on restart, and that is fine: every
-    component works from its custom_id alone)."""
+    """What the front-end remembers of a game. Every component works from its custom_id
+    alone; the ids of open prompts and votes are also kept in the `MessageBook`."""
 
     vote: _Vote | None = None
     prompts: dict[tuple[str, int, PromptKind], tuple[int, str]] = field(default_factory=dict)
     waiting: Waiting | None = None
     pace: float = 0.0  # seconds between public messages (demo games)
     closed_dms: set[int] = field(default_factory=set)  # members whose DMs refused (403)
+    restored: dict[str, ShownMessage] = field(default_factory=dict)  # shown before a restart
+    noted: set[str] = field(default_factory=set)  # missing permissions the table was told of
+    blocked: bool = False  # the members were told the game cannot be shown
 
 
 class DiscordFrontend:
     """`bot.ports.Frontend` over a discord.py client (see the module docstring)."""
 
-    def __init__(self, client: discord.Client, *, dm_secrets: bool = True) -> None:
+    def __init__(
+        self,
+        client: discord.Client,
+        *,
+        dm_secrets: bool = True,
+        book: MessageBook | None = None,
+        vote_edit_every_s: float = VOTE_EDIT_EVERY_S,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         self.client = client
         self.dm_secrets = dm_secrets
+        self.book = book
+        self.vote_edit_every_s = vote_edit_every_s
+        self._sleep = sleep  # between retries of a failed request
         self._games: dict[int, _GameState] = {}
 
     # --- helpers ------------------------------------------------------------------------
@@ -287,50 +356,163 @@ class DiscordFrontend:
             raise ValueError(f"Game {table.game_id} has no channel.")
         return self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
 
+    async def _request(self, table: Table, what: str, call: Callable[[], Awaitable[T]]) -> T:
+        """One request of a game, retried until it goes through or fails for good."""
+        translate = translate_for(self.client, table.game_id, table.guild_id, table.channel_id)
+        return await attempt(
+            call, what=f"game {table.game_id}: {what}", translate=translate, sleep=self._sleep
+        )
+
+    def _missing(self, table: Table) -> list[str]:
+        """The permissions the game needs that the bot lacks in its channel, from the
+        cache (empty when the cache cannot tell: then Discord's answer tells)."""
+        channel = self.client.get_channel(table.channel_id) if table.channel_id else None
+        if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
+            return []
+        me = channel.guild.me
+        if me is None:
+            return []
+        thread = isinstance(channel, discord.Thread)
+        return missing_permissions(channel.permissions_for(me), thread=thread)
+
     async def _send(
         self,
         table: Table,
         content: str,
         *,
         view: discord.ui.View | None = None,
-        files: Sequence[discord.File] = (),
+        files: Sequence[tuple[str, bytes]] = (),
         pings: Sequence[int] = (),
         embed: discord.Embed | None = None,
+    ) -> discord.Message:
+        """Post a message in the game's channel (see the module docstring)."""
+        missing = self._missing(table)
+        blocking = [m for m in missing if m in BLOCKING]
+        if blocking:  # not even tried: a 403 would spend the invalid-request budget
+            raise await self._blocked(table, blocking)
+        if files and "Attach Files" in missing:
+            files = ()
+            await self._note_missing(table, "Attach Files")
+        if embed is not None and "Embed Links" in missing:
+            content = "\n".join(x for x in (content, _embed_text(embed)) if x)
+            embed = None
+            await self._note_missing(table, "Embed Links")
+        try:
+            message = await self._post(table, content, view, files, pings, embed)
+        except PermissionLost as exc:
+            if not files and embed is None:
+                raise await self._blocked(table, exc.missing) from exc
+            # The text never depends on an attachment or an embed going through.
+            text = "\n".join(x for x in (content, _embed_text(embed)) if x)
+            message = await self._post(table, text, view, (), pings, None)
+        self.state(table.game_id).blocked = False
+        return message
+
+    async def _post(
+        self,
+        table: Table,
+        content: str,
+        view: discord.ui.View | None,
+        files: Sequence[tuple[str, bytes]],
+        pings: Sequence[int],
+        embed: discord.Embed | None,
     ) -> discord.Message:
         mentions = discord.AllowedMentions(
             users=[discord.Object(uid) for uid in pings], roles=False, everyone=False
         )
         channel = self._channel(table)
         embeds = [embed] if embed is not None else []
-        if view is None:
+        # One nonce for every try: Discord drops a retry of a message it already has.
+        nonce = random.getrandbits(62)
+
+        async def send() -> discord.Message:
+            # Fresh files for every try: a failed request has read them.
+            attached = [discord.File(io.BytesIO(data), filename=name) for name, data in files]
+            if view is None:
+                return await channel.send(
+                    content or None,
+                    embeds=embeds,
+                    files=attached,
+                    allowed_mentions=mentions,
+                    nonce=nonce,
+                )
             return await channel.send(
-                content or None, embeds=embeds, files=list(files), allowed_mentions=mentions
+                content or None,
+                embeds=embeds,
+                files=attached,
+                allowed_mentions=mentions,
+                view=view,
+                nonce=nonce,
             )
-        return await channel.send(
-            content or None, embeds=embeds, files=list(files), allowed_mentions=mentions, view=view
-        )
+
+        return await self._request(table, "a message", send)
 
     async def _edit(
         self, table: Table, message_id: int, content: str, view: discord.ui.View | None
     ) -> bool:
-        """Edit a message of the game; False (logged) if Discord refused."""
-        try:
-            await (
-                self._channel(table)
-                .get_partial_message(message_id)
-                .edit(content=content, view=view, allowed_mentions=discord.AllowedMentions.none())
+        """Edit a message of the game; False if it is gone or Discord refused (logged)."""
+        message = self._channel(table).get_partial_message(message_id)
+
+        async def edit() -> None:
+            await message.edit(
+                content=content, view=view, allowed_mentions=discord.AllowedMentions.none()
             )
+
+        try:
+            await self._request(table, "an edit", edit)
+        except MessageGone:
+            return False
         except discord.HTTPException as exc:
             log.warning("game %d: cannot edit message %d: %s", table.game_id, message_id, exc)
             return False
         return True
 
-    async def _board_file(self, table: Table, view: PlayerView) -> discord.File:
+    async def _blocked(self, table: Table, missing: Sequence[str]) -> Exception:
+        """The error for a channel the bot may not post in; its members are told once, by
+        DM, since the channel cannot carry the news."""
+        where = f"<#{table.channel_id}>"
+        error = permission_lost(missing, where)
+        state = self.state(table.game_id)
+        if not state.blocked:
+            state.blocked = True
+            text = texts.GAME_BLOCKED.format(game=table.game_id, why=error)
+            for seat in table.seats:
+                if seat.user_id is not None and not seat.is_ai:
+                    await self._dm(table, seat.user_id, text)
+        return error
+
+    async def _note_missing(self, table: Table, permission: str) -> None:
+        """Tell the table once what it misses for want of a permission."""
+        state = self.state(table.game_id)
+        if permission in state.noted:
+            return
+        state.noted.add(permission)
+        log.info("game %d: no %s in its channel: text only", table.game_id, permission)
+        await self._post(
+            table, texts.NO_PERMISSION_NOTE.format(permission=permission), None, (), (), None
+        )
+
+    async def _remember(self, table: Table, key: str, message: ShownMessage) -> None:
+        if self.book is None:
+            return
+        try:
+            await self.book.remember_message(table.game_id, key, message)
+        except Exception as exc:  # best effort: without it a restart posts anew
+            log.warning("game %d: message id not stored (%s)", table.game_id, type(exc).__name__)
+
+    async def _forget(self, table: Table, key: str | None = None) -> None:
+        if self.book is None:
+            return
+        try:
+            await self.book.forget_message(table.game_id, key)
+        except Exception as exc:
+            log.warning("game %d: message id not dropped (%s)", table.game_id, type(exc).__name__)
+
+    async def _board_file(self, table: Table, view: PlayerView) -> tuple[str, bytes]:
         from ..render import render_board  # Pillow: imported when first needed
 
         names = [s.name for s in table.seats]
-        png = await asyncio.to_thread(render_board, view, names)
-        return discord.File(io.BytesIO(png), filename="board.png")
+        return "board.png", await asyncio.to_thread(render_board, view, names)
 
     # --- the port ---------------------------------------------------------------------
 
@@ -381,18 +563,29 @@ class DiscordFrontend:
         user_id = table.seats[private.seat].user_id
         if not self.dm_secrets or user_id is None or not private.text:
             return
+        await self._dm(table, user_id, f"Game #{table.game_id}: {private.text}")
+
+    async def _dm(self, table: Table, user_id: int, text: str) -> None:
+        """A direct message, best effort (the game's buttons show the same): transient
+        failures are retried; a closed DM is remembered for the rest of the game."""
         state = self.state(table.game_id)
         if user_id in state.closed_dms:
             return  # refused once: every retry would be another 403 counted against us
-        try:
+
+        async def send() -> None:
             # By id: no user fetch (a GET per secret); discord.py caches the DM channel.
             channel = await self.client.create_dm(discord.Object(user_id))
-            await channel.send(f"Game #{table.game_id}: {private.text}")
+            await channel.send(text)
+
+        try:
+            await attempt(
+                send, what=f"game {table.game_id}: a DM", translate=_as_is, sleep=self._sleep
+            )
         except discord.Forbidden:  # 403 / 50007: DMs closed; the buttons still work
             state.closed_dms.add(user_id)
-            log.info("game %d: DMs are closed for seat %d", table.game_id, private.seat)
+            log.info("game %d: DMs are closed for a member", table.game_id)
         except discord.HTTPException as exc:
-            log.warning("game %d: DM to seat %d failed: %s", table.game_id, private.seat, exc)
+            log.warning("game %d: a DM failed: %s", table.game_id, exc)
 
     async def ask(self, table: Table, prompt: Prompt) -> None:
         """Offer a prompt in the channel (votes: gathered into one message per election)."""
@@ -404,6 +597,10 @@ class DiscordFrontend:
                 chancellor = prompt.view.chancellor
                 assert chancellor is not None
                 vote = state.vote = _Vote(prompt.id, president, chancellor)
+                shown = state.restored.pop(vote_key(prompt.id), None)
+                if shown is not None:  # the vote message posted before a restart
+                    vote.message_id, vote.shown = shown.message_id, shown.content
+                    vote.restored_deadline = shown.deadline
             vote.voters.add(prompt.seat)
             vote.open.add(prompt.seat)
             vote.ended = None
@@ -411,14 +608,21 @@ class DiscordFrontend:
                 await self._show_vote(table, vote)  # a seat asked later (/back): refresh
             return
         text = public_prompt_text(table, prompt)
+        components = prompt_components(table, prompt)
         user_id = table.seats[prompt.seat].user_id
-        message = await self._send(
-            table,
-            text,
-            view=prompt_components(table, prompt),
-            pings=[user_id] if user_id is not None else [],
-        )
-        state.prompts[(prompt.id, prompt.seat, prompt.kind)] = (message.id, text)
+        pings = [user_id] if user_id is not None else []
+        key = prompt_key(prompt)
+        shown = state.restored.pop(key, None)
+        if shown is not None and await self._edit(table, shown.message_id, text, components):
+            message_id = shown.message_id  # the same message, its buttons bound again
+            if _clock_reset(shown.deadline, prompt.deadline) and pings:
+                await self._send(
+                    table, texts.CLOCK_RESET.format(who=mention(table, prompt.seat)), pings=pings
+                )
+        else:
+            message_id = (await self._send(table, text, view=components, pings=pings)).id
+        state.prompts[(prompt.id, prompt.seat, prompt.kind)] = (message_id, text)
+        await self._remember(table, key, ShownMessage(message_id, text, prompt.deadline))
 
     async def withdraw(self, table: Table, prompt: Prompt, reason: str) -> None:
         """Take the components off a closed prompt and say why it closed."""
@@ -438,6 +642,7 @@ class DiscordFrontend:
         await self._edit(
             table, message_id, texts.PROMPT_CLOSED.format(text=text, reason=reason), None
         )
+        await self._forget(table, prompt_key(prompt))
 
     async def waiting(self, table: Table, waiting: Waiting) -> None:
         """Remember it for /status; during a vote, show who has voted."""
@@ -446,13 +651,32 @@ class DiscordFrontend:
         vote = state.vote
         if waiting.phase is Phase.VOTE and vote is not None:
             vote.waiting = waiting
-            await self._show_vote(table, vote)
+            if vote.message_id is None:
+                await self._show_vote(table, vote)  # the first: at once, with its pings
+            elif vote.refresh is None or vote.refresh.done():
+                vote.refresh = asyncio.create_task(self._refresh_vote(table, vote))
+        await self._close_restored(table)
+
+    async def _close_restored(self, table: Table) -> None:
+        """Close what was shown before a restart and not asked again (the game has
+        asked for everything it waits for when it says whom it waits for)."""
+        state = self.state(table.game_id)
+        for key, shown in list(state.restored.items()):
+            del state.restored[key]
+            content = shown.content
+            if key.startswith("vote:"):
+                content = texts.VOTE_CLOSED.format(result=texts.CLOSED_BY_RESTART)
+            else:
+                content = texts.PROMPT_CLOSED.format(text=content, reason=texts.CLOSED_BY_RESTART)
+            await self._edit(table, shown.message_id, content, None)
+            await self._forget(table, key)
 
     async def reveal(self, table: Table, reveal: Reveal) -> None:
         """Everything, now that the game is over: text, final board, suspicion chart."""
         vote = self.state(table.game_id).vote
         if vote is not None:
             await self._close_vote(table, vote, texts.GAME_OVER)
+        await self._close_restored(table)
         files = [await self._board_file(table, reveal.view)]
         if reveal.suspicion:
             from ..render import render_suspicion_chart
@@ -461,7 +685,7 @@ class DiscordFrontend:
             png = await asyncio.to_thread(
                 render_suspicion_chart, reveal.suspicion, names, reveal.roles
             )
-            files.append(discord.File(io.BytesIO(png), filename="suspicion.png"))
+            files.append(("suspicion.png", png))
         parts = chunks(reveal.text, MAX_EMBED)
         for index, part in enumerate(parts):
             embed = discord.Embed(
@@ -471,10 +695,18 @@ class DiscordFrontend:
             )
             last = index == len(parts) - 1
             await self._send(table, "", embed=embed, files=files if last else ())
+        await self._forget(table)
         self.forget(table.game_id)
 
     async def resume(self, table: Table) -> None:
-        """The game carries on after a restart (its open prompts are asked again next)."""
+        """The game carries on after a restart: find the messages of its open vote and
+        prompts again (the prompts still open are asked again next)."""
+        if self.book is None:
+            return
+        try:
+            self.state(table.game_id).restored = await self.book.shown_messages(table.game_id)
+        except Exception as exc:  # best effort: the old buttons answer that they are stale
+            log.warning("game %d: message ids not read (%s)", table.game_id, type(exc).__name__)
 
     # --- votes ------------------------------------------------------------------------
 
@@ -513,18 +745,74 @@ class DiscordFrontend:
         )
 
     async def _show_vote(self, table: Table, vote: _Vote) -> None:
+        """Post the vote message, or edit it to show the latest state."""
         text = self._vote_text(table, vote)
-        if vote.message_id is None:
-            pings = [u for s in vote.voters if (u := table.seats[s].user_id) is not None]
-            message = await self._send(table, text, view=self._vote_view(table, vote), pings=pings)
-            vote.message_id = message.id
-        else:
-            await self._edit(table, vote.message_id, text, self._vote_view(table, vote))
+        if text == vote.shown:
+            return
+        waiting = vote.waiting
+        deadline = waiting.deadline if waiting is not None else None
+        if vote.message_id is not None:
+            restored = vote.restored_deadline
+            vote.restored_deadline = None
+            if await self._edit(table, vote.message_id, text, self._vote_view(table, vote)):
+                vote.shown = text
+                if restored is not None and _clock_reset(restored, deadline) and waiting:
+                    who = " ".join(mention(table, s) for s in waiting.seats if s in vote.voters)
+                    pings = [
+                        u
+                        for s in waiting.seats
+                        if s in vote.voters and (u := table.seats[s].user_id) is not None
+                    ]
+                    if pings:
+                        await self._send(table, texts.CLOCK_RESET.format(who=who), pings=pings)
+                return
+        pings = [u for s in vote.voters if (u := table.seats[s].user_id) is not None]
+        message = await self._send(table, text, view=self._vote_view(table, vote), pings=pings)
+        vote.message_id, vote.shown = message.id, text
+        await self._remember(
+            table, vote_key(vote.prompt_id), ShownMessage(message.id, text, deadline)
+        )
+
+    async def _refresh_vote(self, table: Table, vote: _Vote) -> None:
+        """A coalesced edit: wait a moment, then show the latest state (errors are for
+        the next message of the outbox to meet; this one only logs them)."""
+        try:
+            await asyncio.sleep(self.vote_edit_every_s)
+            if self.state(table.game_id).vote is vote:
+                await self._show_vote(table, vote)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.info("game %d: vote message not refreshed (%s)", table.game_id, type(exc).__name__)
 
     async def _close_vote(self, table: Table, vote: _Vote, result: str) -> bool:
         """Show the result on the vote message; False if there was none to edit."""
+        if vote.refresh is not None:  # the result supersedes any pending refresh
+            vote.refresh.cancel()
+            await asyncio.gather(vote.refresh, return_exceptions=True)
         if vote.message_id is None:
             return False
-        return await self._edit(
+        closed = await self._edit(
             table, vote.message_id, texts.VOTE_CLOSED.format(result=result), None
         )
+        await self._forget(table, vote_key(vote.prompt_id))
+        return closed
+
+
+def _clock_reset(shown: float | None, now: float | None) -> bool:
+    """Whether a restored prompt's clock moved (a reset: its member is pinged again)."""
+    if shown is None or now is None:
+        return shown is not now
+    return abs(now - shown) > DEADLINE_RESET_S
+
+
+def _embed_text(embed: discord.Embed | None) -> str:
+    """An embed's text, to post as plain content where embeds cannot go."""
+    if embed is None:
+        return ""
+    return "\n".join(x for x in (embed.title and f"**{embed.title}**", embed.description) if x)
+
+
+def _as_is(exc: discord.HTTPException) -> Exception:
+    """A DM's final errors mean nothing for the game: raised as they are."""
+    return exc

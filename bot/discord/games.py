@@ -120,7 +120,7 @@ class DiscordGames:
 
     async def start(self, bot: SecretHitlerBot) -> None:
         """Build the manager over the bot's storage and resume the unfinished games."""
-        self._frontend = DiscordFrontend(bot, dm_secrets=self.config.dm_secrets)
+        self._frontend = DiscordFrontend(bot, dm_secrets=self.config.dm_secrets, book=bot.storage)
         agents = self._agents
         if agents is None:
             from agents.service import AgentService  # worker processes, off the event loop

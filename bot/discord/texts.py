@@ -152,6 +152,16 @@ PROMPT_CLAIM_PROBE = (
 )
 PROMPT_DEADLINE = " Time runs out {when}."
 PROMPT_CLOSED = "{text}\n> {reason}"
+CLOSED_BY_RESTART = "Closed: the game moved on while the bot restarted."
+CLOCK_RESET = "{who}: the bot restarted and your clock starts again; your choice is above."
+NO_PERMISSION_NOTE = (
+    "The bot lacks **{permission}** in this channel: the game goes on in text only. "
+    "A server admin can grant it."
+)
+GAME_BLOCKED = (
+    "Game #{game} is paused: {why} It goes on by itself once that is fixed; the host "
+    "can also type /cancel there to end it."
+)
 VOTE_HEADER = "**Vote**: President {president}, Chancellor {chancellor}. {mentions}"
 VOTE_PROGRESS = "Voted ({count}/{living}): {voted}"
 VOTE_WAITING = "Waiting for: {names}"

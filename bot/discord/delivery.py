@@ -1,0 +1,150 @@
+"""Discord requests that outlast Discord's bad moments, and what a failure means for a game.
+
+Every request the game front-end makes goes through `attempt`: a transient failure (a
+5xx, a network error, a rate limit) is retried with exponential backoff, honouring
+Retry-After, for as long as it takes (the game's outbox waits meanwhile; nothing is
+dropped). A failure that retrying cannot fix becomes what it means for the game:
+
+- the channel or the server is gone (404 Unknown Channel / Unknown Guild, or the bot is
+  no longer in the server): `PlaceLost`, and the game is abandoned;
+- the bot lacks a permission there (403 Missing Permissions / Missing Access):
+  `PermissionLost` naming the permissions, and the game pauses until they are back;
+- the message to edit was deleted (404 Unknown Message): `MessageGone`, which the
+  front-end handles (it posts the message again when it is still needed).
+
+Anything else (a 400: a defect of ours) is raised as it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
+
+import aiohttp
+import discord
+
+from ..ports import PermissionLost, PlaceLost
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+FIRST_BACKOFF_S = 1.0
+MAX_BACKOFF_S = 60.0
+UNKNOWN_CHANNEL, UNKNOWN_GUILD, UNKNOWN_MESSAGE = 10003, 10004, 10008
+MISSING_ACCESS, MISSING_PERMISSIONS = 50001, 50013
+
+# What a game needs where it is played, as a server's settings name it. Sending in a
+# thread needs "Send Messages in Threads" instead of "Send Messages".
+NEEDED: dict[str, str] = {
+    "view_channel": "View Channel",
+    "send_messages": "Send Messages",
+    "embed_links": "Embed Links",
+    "attach_files": "Attach Files",
+}
+IN_THREADS = {"send_messages": "send_messages_in_threads"}
+
+
+class MessageGone(Exception):
+    """The message to edit no longer exists (someone deleted it)."""
+
+
+def missing_permissions(permissions: discord.Permissions, *, thread: bool = False) -> list[str]:
+    """The permissions a game needs that `permissions` lacks, by their names in Discord."""
+    missing = []
+    for flag, name in NEEDED.items():
+        if thread and flag in IN_THREADS:
+            flag, name = IN_THREADS[flag], "Send Messages in Threads"
+        if not getattr(permissions, flag):
+            missing.append(name)
+    return missing
+
+
+def permission_lost(missing: Sequence[str], where: str) -> PermissionLost:
+    """The error for permissions the bot lacks in `where` (a channel mention or name)."""
+    names = ", ".join(missing) if missing else "a permission the game needs"
+    return PermissionLost(f"The bot lacks {names} in {where}.", missing)
+
+
+def retry_after(exc: discord.HTTPException) -> float | None:
+    """The Retry-After of a 429, if Discord sent one."""
+    headers = getattr(exc.response, "headers", None) or {}
+    value = headers.get("Retry-After") or headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+async def attempt(
+    call: Callable[[], Awaitable[T]],
+    *,
+    what: str,
+    translate: Callable[[discord.HTTPException], Exception],
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> T:
+    """`await call()` until it succeeds or fails for good (see the module docstring).
+
+    `what` names the request in logs (never its content); `translate` turns a final
+    HTTP error into what it means for the game."""
+    backoff = FIRST_BACKOFF_S
+    failures = 0
+    while True:
+        try:
+            return await call()
+        except discord.RateLimited as exc:  # longer than discord.py waits by itself
+            wait, cause = exc.retry_after, "rate limited"
+        except discord.HTTPException as exc:
+            if exc.status == 429:
+                wait, cause = retry_after(exc) or backoff, "rate limited"
+            elif exc.status >= 500:
+                wait, cause = backoff, f"Discord error {exc.status}"
+            else:
+                raise translate(exc) from exc
+        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+            wait, cause = backoff, f"network error ({type(exc).__name__})"
+        failures += 1
+        level = logging.WARNING if failures == 1 or failures % 10 == 0 else logging.INFO
+        log.log(level, "%s failed (%s): try %d again in %.1f s", what, cause, failures + 1, wait)
+        # Jitter: many games retrying after one outage do not all come back at once.
+        await sleep(wait + random.uniform(0, 0.1 * wait))
+        backoff = min(backoff * 2, MAX_BACKOFF_S)
+
+
+def translate_for(
+    client: discord.Client, game_id: int, guild_id: int | None, channel_id: int | None
+) -> Callable[[discord.HTTPException], Exception]:
+    """How a final HTTP error of a game's request reads for that game."""
+    where = f"<#{channel_id}>" if channel_id is not None else "its channel"
+
+    def translate(exc: discord.HTTPException) -> Exception:
+        in_server = guild_id is None or client.get_guild(guild_id) is not None
+        if exc.code == UNKNOWN_MESSAGE:
+            return MessageGone(str(exc.code))
+        if exc.code == UNKNOWN_GUILD or (exc.code == MISSING_ACCESS and not in_server):
+            return PlaceLost(f"The bot is no longer in the server of game #{game_id}.")
+        if exc.code == UNKNOWN_CHANNEL:
+            return PlaceLost(f"The channel of game #{game_id} was deleted.")
+        if exc.code == MISSING_ACCESS:
+            return permission_lost(["View Channel"], where)
+        if exc.code == MISSING_PERMISSIONS:
+            return permission_lost(_missing_in(client, channel_id), where)
+        return exc
+
+    return translate
+
+
+def _missing_in(client: discord.Client, channel_id: int | None) -> list[str]:
+    """What the bot lacks in a cached channel (empty when the cache cannot tell)."""
+    channel = client.get_channel(channel_id) if channel_id is not None else None
+    if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
+        return []
+    me = channel.guild.me
+    if me is None:
+        return []
+    return missing_permissions(
+        channel.permissions_for(me), thread=isinstance(channel, discord.Thread)
+    )
