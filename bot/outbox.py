@@ -26,6 +26,7 @@ what reaches the outbox is final, and typed (`bot.ports.DeliveryError`):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import deque
@@ -108,7 +109,7 @@ class Outbox:
         on_fault: FaultHandler | None = None,
         on_restored: Callable[[], Awaitable[None]] | None = None,
         on_shown: ShownHandler | None = None,
-        probe_s: float = PROBE_S,
+        probe_s: float | None = None,
     ) -> None:
         self.game_id = game_id
         self.frontend = frontend
@@ -119,10 +120,11 @@ class Outbox:
         self._on_fault = on_fault
         self._on_restored = on_restored
         self._on_shown = on_shown
-        self.probe_s = probe_s
+        self.probe_s = PROBE_S if probe_s is None else probe_s
         self._items: deque[_Item] = deque()
         self._closing = False
         self._wakeup = asyncio.Event()
+        self._nudged = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
         self._barriers: list[tuple[int, asyncio.Future[float]]] = []
@@ -149,6 +151,10 @@ class Outbox:
         """Deliver what is queued, then end."""
         self._closing = True
         self._wakeup.set()
+
+    def nudge(self) -> None:
+        """Try a message held for want of a permission again now (it may be back)."""
+        self._nudged.set()
 
     @property
     def pending(self) -> int:
@@ -225,7 +231,10 @@ class Outbox:
                     self.blocked = exc
                     log.warning("game %d: %s", self.game_id, exc)
                     await self._fault(exc)
-                await asyncio.sleep(self.probe_s)
+                self._nudged.clear()
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.probe_s):
+                        await self._nudged.wait()
                 continue
             except Exception:  # a front-end defect: never the game's end
                 log.warning(

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 import traceback
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
@@ -1090,8 +1091,12 @@ class GameSession:
         if self.on_restored is not None and self.paused:
             await self.on_restored(self)
 
+    async def abandon(self, reason: str) -> None:
+        """End the game for good, without a winner: it cannot be shown any more (its
+        channel or server is gone). Stored as abandoned with `reason`; its AI stops."""
+        await self._abandon(reason)
+
     async def _abandon(self, reason: str) -> None:
-        """End the game for good without a winner: it cannot be shown any more."""
         async with self._lock:
             if self.is_over:
                 return
@@ -1269,8 +1274,11 @@ class GameSession:
     def _fail(self, exc: BaseException) -> None:
         if self.failure is None:
             self.failure = exc
-            # A warning: the game task pauses the game next and logs that as the error.
-            log.warning("game %d: an action was not stored (%s)", self.game_id, type(exc).__name__)
+            if not isinstance(exc, DeliveryError):  # the outbox logged that one
+                # A warning: the game task pauses the game next and logs that as the error.
+                log.warning(
+                    "game %d: an action was not stored (%s)", self.game_id, type(exc).__name__
+                )
         self._changed.set()
 
     def _raise_failure(self) -> None:
@@ -1389,7 +1397,13 @@ def suspicion_tracks(
                     sessions += 1
                     label = f"Session {sessions}"
             if label is not None:
-                track.snapshots.append(SuspicionSnapshot(label, belief.marginals()))
+                marginals = belief.marginals()
+                if not all(math.isfinite(p) for seat_m in marginals for p in seat_m):
+                    # Play the behaviour model deems impossible left it no assignment to
+                    # weigh: its story stops here rather than drawing NaN.
+                    log.debug("game: the %s belief has no answer after %s", observer, label)
+                    break
+                track.snapshots.append(SuspicionSnapshot(label, marginals))
         tracks.append(track)
     return tracks
 

@@ -85,6 +85,17 @@ class GameDesk(GameLauncher, Protocol):
         """Start a bot-only game in the channel (the caller checked it is free)."""
         ...
 
+    async def place_lost(
+        self, reason: str, *, channel_id: int | None, guild_id: int | None
+    ) -> None:
+        """A channel (or a whole server) is gone: abandon every game played there."""
+        ...
+
+    def permissions_changed(self, guild_id: int, channel_id: int | None = None) -> None:
+        """The bot's permissions may have changed in a channel (None: anywhere in the
+        server): games paused for want of one try their next message again now."""
+        ...
+
 
 class BotTree(app_commands.CommandTree["SecretHitlerBot"]):
     """The command tree; a command that fails unexpectedly is logged and answered."""
@@ -203,6 +214,39 @@ class SecretHitlerBot(commands.AutoShardedBot):
         """Log who we are, and the invite link."""
         if self.user is not None:
             log.info("connected as %s; invite: %s", self.user, invite_url(self.user.id))
+
+    # --- the server changes under the games --------------------------------------------
+
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        """A channel was deleted: its game is abandoned (nobody can see it any more)."""
+        await self.games.place_lost(
+            texts.CHANNEL_DELETED, channel_id=channel.id, guild_id=channel.guild.id
+        )
+
+    async def on_thread_delete(self, thread: discord.Thread) -> None:
+        """A thread was deleted: as a channel."""
+        await self.games.place_lost(
+            texts.CHANNEL_DELETED, channel_id=thread.id, guild_id=thread.guild.id
+        )
+
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """The bot left a server (removed, or the server deleted): its games are abandoned."""
+        await self.games.place_lost(texts.SERVER_LEFT, channel_id=None, guild_id=guild.id)
+
+    async def on_guild_channel_update(
+        self, before: discord.abc.GuildChannel, after: discord.abc.GuildChannel
+    ) -> None:
+        """A channel's permissions may have changed."""
+        self.games.permissions_changed(after.guild.id, after.id)
+
+    async def on_guild_role_update(self, before: discord.Role, after: discord.Role) -> None:
+        """A role's permissions may have changed (the bot's own, among others)."""
+        self.games.permissions_changed(after.guild.id)
+
+    async def on_member_update(self, before: discord.Member, after: discord.Member) -> None:
+        """The bot's own roles may have changed."""
+        if self.user is not None and after.id == self.user.id:
+            self.games.permissions_changed(after.guild.id)
 
     # --- components -------------------------------------------------------------------
 

@@ -63,6 +63,13 @@ def missing_permissions(permissions: discord.Permissions, *, thread: bool = Fals
     return missing
 
 
+def missing_here(interaction: discord.Interaction) -> list[str]:
+    """The permissions a game needs that the bot lacks in the interaction's channel
+    (Discord sends the bot's permissions there with every interaction)."""
+    thread = isinstance(interaction.channel, discord.Thread)
+    return missing_permissions(interaction.app_permissions, thread=thread)
+
+
 def permission_lost(missing: Sequence[str], where: str) -> PermissionLost:
     """The error for permissions the bot lacks in `where` (a channel mention or name)."""
     names = ", ".join(missing) if missing else "a permission the game needs"

@@ -394,19 +394,26 @@ class DiscordFrontend:
             files = ()
             await self._note_missing(table, "Attach Files")
         if embed is not None and "Embed Links" in missing:
-            content = "\n".join(x for x in (content, _embed_text(embed)) if x)
-            embed = None
             await self._note_missing(table, "Embed Links")
+            content, embed = await self._unembed(table, content, embed), None
         try:
             message = await self._post(table, content, view, files, pings, embed)
         except PermissionLost as exc:
             if not files and embed is None:
                 raise await self._blocked(table, exc.missing) from exc
             # The text never depends on an attachment or an embed going through.
-            text = "\n".join(x for x in (content, _embed_text(embed)) if x)
+            text = await self._unembed(table, content, embed)
             message = await self._post(table, text, view, (), pings, None)
         self.state(table.game_id).blocked = False
         return message
+
+    async def _unembed(self, table: Table, content: str, embed: discord.Embed | None) -> str:
+        """`content` with the embed's text, where embeds cannot go: the leading parts
+        posted at once when it is too long for one message; returns the last part."""
+        parts = chunks("\n".join(x for x in (content, _embed_text(embed)) if x), MAX_CONTENT)
+        for part in parts[:-1]:
+            await self._post(table, part, None, (), (), None)
+        return parts[-1]
 
     async def _post(
         self,

@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import discord
@@ -30,6 +31,7 @@ from ..storage import StorageError, StoredGame
 from ..timers import Timers
 from . import texts
 from .components import ComponentId, selected_values
+from .delivery import missing_here
 from .frontend import (
     CANCEL,
     HAND,
@@ -213,6 +215,9 @@ class DiscordGames:
     async def demo(self, interaction: discord.Interaction, players: int, speed: str) -> None:
         """A bot-only game in this channel, paced for spectators."""
         assert interaction.channel_id is not None
+        if missing := missing_here(interaction):
+            await answer(interaction, texts.MISSING_HERE.format(names=", ".join(missing)))
+            return
         pace = DEMO_PACE[speed]
         spec = self.config.ai_spec(self.config.ai_default)
         options = SessionOptions(
@@ -245,6 +250,27 @@ class DiscordGames:
 
         await self.host.run(start)
         log.info("demo game %d started in channel %s", session.game_id, interaction.channel_id)
+
+    # --- the server changes under the games ---------------------------------------------
+
+    async def place_lost(
+        self, reason: str, *, channel_id: int | None, guild_id: int | None
+    ) -> None:
+        """Abandon every game in a channel that is gone (or every game of a server)."""
+        for session in list(self.manager.sessions):
+            here = session.channel_id == channel_id if channel_id is not None else True
+            if here and session.guild_id == guild_id and not session.is_over:
+                await self.host.run(partial(session.abandon, reason))
+                self.frontend.forget(session.game_id)
+                self._meta.pop(session.game_id, None)
+
+    def permissions_changed(self, guild_id: int, channel_id: int | None = None) -> None:
+        """Games of that server (channel) paused for a permission try again now."""
+        if self._manager is None:
+            return
+        for session in self._manager.sessions:
+            if session.guild_id == guild_id and channel_id in (None, session.channel_id):
+                session.outbox.nudge()
 
     # --- components ---------------------------------------------------------------------
 

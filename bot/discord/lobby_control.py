@@ -21,6 +21,7 @@ import discord
 
 from . import texts
 from .components import ComponentId
+from .delivery import missing_here
 from .lobby import Lobby, LobbyBook, LobbyError, LobbyOptions, LobbySeat
 from .lobby_message import ADD_AI, JOIN, LEAVE, START, closed_embed, lobby_embed, lobby_view
 from .replies import acknowledge, announce, answer
@@ -57,6 +58,9 @@ class LobbyControl:
         channel_id = interaction.channel_id
         if interaction.guild_id is None or channel_id is None:
             await _refuse(interaction, texts.GUILD_ONLY)
+            return
+        if missing := missing_here(interaction):
+            await _refuse(interaction, texts.MISSING_HERE.format(names=", ".join(missing)))
             return
         try:
             options.check()
@@ -152,6 +156,9 @@ class LobbyControl:
         channel_id = interaction.channel_id
         if interaction.guild_id is None or channel_id is None:
             await _refuse(interaction, texts.GUILD_ONLY)
+            return
+        if missing := missing_here(interaction):  # lost since the lobby opened
+            await _refuse(interaction, texts.MISSING_HERE.format(names=", ".join(missing)))
             return
         await acknowledge(interaction, update=cid is not None)
         async with self.book.lock(channel_id):

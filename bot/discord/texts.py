@@ -52,6 +52,10 @@ LOBBY_ALREADY_HERE = "There is already an open lobby in this channel: {link}"
 LOBBY_HERE_NO_DEMO = "A lobby is open in this channel; start or cancel it first."
 GAME_ALREADY_HERE = "A game is already running in this channel; /status shows it."
 GUILD_ONLY = "This command works in a server channel, not in direct messages."
+MISSING_HERE = (
+    "A game cannot run in this channel: the bot lacks **{names}** here. A server admin "
+    "can grant them (the channel's settings, Permissions), then try again."
+)
 
 # --- components ----------------------------------------------------------------------
 STALE_LOBBY = "This lobby is closed (the game started or the lobby was cancelled)."
@@ -152,6 +156,8 @@ PROMPT_CLAIM_PROBE = (
 )
 PROMPT_DEADLINE = " Time runs out {when}."
 PROMPT_CLOSED = "{text}\n> {reason}"
+CHANNEL_DELETED = "Its channel was deleted."
+SERVER_LEFT = "The bot is no longer in its server."
 CLOSED_BY_RESTART = "Closed: the game moved on while the bot restarted."
 CLOCK_RESET = "{who}: the bot restarted and your clock starts again; your choice is above."
 NO_PERMISSION_NOTE = (

@@ -8,6 +8,7 @@ each AI player's suspicion track.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -324,4 +325,4 @@ def _fascist(marginal: tuple[float, float, float]) -> float:
 
 
 def _pct(p: float) -> str:
-    return f"{round(100 * p)}%"
+    return f"{round(100 * p)}%" if math.isfinite(p) else "?"
