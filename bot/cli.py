@@ -1,27 +1,37 @@
 """`shbot`: the command line.
 
 With `DISCORD_TOKEN` set, `shbot` runs the Discord bot; without it, a spectated bot-only
-demo game in the terminal. Subcommands play in the terminal (`demo`, `play`) and read
-the database (`replay`, `stats`, `backup`). Every game is stored in the database given by
-`--db` (default: `$DATABASE_PATH`, else `shbot.db` in the working directory).
+demo game in the terminal. Subcommands play in the terminal (`demo`, `play`), carry on
+or end a stored terminal game (`--resume ID`, `cancel ID`) and read the database
+(`replay`, `stats`, `backup`). Every game is stored in the database given by `--db`
+(default: `$DATABASE_PATH`, else data/shbot.db in the working directory).
+
+Ctrl-C stops a terminal game at once, stored as it stands; so does an output that goes
+away (`shbot play | head`). A game stopped by a fault (its storage failed) is stored as
+paused; `shbot` then exits with status 1 and says how to carry it on. A terminal game
+prints no log records unless `LOG_LEVEL` is set.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import contextlib
+import logging
 import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine import Variant
+# The game's modules are imported when a command needs them: a Ctrl-C while Python starts
+# then ends `shbot` quietly (status 130) rather than with a traceback from an import.
+if TYPE_CHECKING:
+    import asyncio
 
-from .demo import check_agent, play_terminal, run_demo
-from .narrate import narrate
-from .render import reveal_text
-from .storage import GameSummary, Storage, StorageError
+    from .session import GameSession
+    from .storage import GameSummary, Storage
 
 SPEEDS = {"fast": 0.0, "normal": 0.6}
 DEFAULT_DB = "data/shbot.db"  # the same default as the Discord bot (bot.config)
@@ -35,6 +45,8 @@ def _players(text: str) -> int:
 
 
 def _agent(text: str) -> str:
+    from .demo import check_agent
+
     try:
         return check_agent(text)
     except ValueError as exc:
@@ -63,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--speed", choices=sorted(SPEEDS), default=None)
     demo.add_argument("--agent", type=_agent, default="belief", metavar="SPEC")
     demo.add_argument("--variant", choices=["standard", "rebalanced"], default="standard")
+    demo.add_argument("--resume", type=int, metavar="GAME_ID", help="carry on a stopped demo game")
 
     play = commands.add_parser("play", parents=[db], help="play one seat against AI players")
     play.add_argument("--players", type=_players, default=7, metavar="5-10")
@@ -71,6 +84,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--agent", type=_agent, default="belief", metavar="SPEC")
     play.add_argument("--variant", choices=["standard", "rebalanced"], default="standard")
     play.add_argument("--name", default="You", help="your name at the table")
+    play.add_argument(
+        "--resume", type=int, metavar="GAME_ID", help="carry on a stopped game, same seats"
+    )
+
+    cancel = commands.add_parser(
+        "cancel", parents=[db], help="end a stopped terminal game (never counted in stats)"
+    )
+    cancel.add_argument("game_id", type=int, metavar="GAME_ID")
 
     replay = commands.add_parser("replay", parents=[db], help="show a stored game")
     replay.add_argument("game_id", type=int, metavar="GAME_ID")
@@ -84,15 +105,46 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def database_path(args: argparse.Namespace) -> str:
-    """`--db`, else `$DATABASE_PATH`, else data/shbot.db; its directory is created."""
+    """`--db`, else `$DATABASE_PATH`, else data/shbot.db; its directory is created.
+
+    Raises `StorageError` (one line, naming the cause) for a path that cannot hold a
+    database: below a regular file, a directory, a folder that cannot be created.
+    """
+    from .storage import StorageError
+
     path = Path(getattr(args, "db", None) or os.environ.get("DATABASE_PATH") or DEFAULT_DB)
-    if str(path) != ":memory:":
+    if str(path) == ":memory:":
+        return str(path)
+    cannot = f"Cannot use {path} as the database"
+    for parent in path.parents:  # the nearest that exists must be a directory
+        if parent.exists():
+            if not parent.is_dir():
+                raise StorageError(f"{cannot}: {parent} is not a directory.")
+            break
+    try:
         path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        where = exc.filename or path.parent
+        raise StorageError(f"{cannot}: cannot create {where} ({exc.strerror or exc}).") from exc
+    if path.is_dir():
+        raise StorageError(f"{cannot}: it is a directory; name a file in it.")
+    if not path.exists() and not os.access(path.parent, os.W_OK | os.X_OK):
+        raise StorageError(f"{cannot}: {path.parent} is not writable.")
     return str(path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `shbot` console script."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # before a game's own Ctrl-C handling is in place
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from .demo import NotHere
+    from .storage import StorageError
+
     args = build_parser().parse_args(argv)
     try:
         if args.command is None:
@@ -104,15 +156,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _demo(args)
         if args.command == "play":
             return _play(args)
+        if args.command == "cancel":
+            return _cancel(args)
+        import asyncio
+
         return asyncio.run(_database_command(args))
-    except StorageError as exc:
+    except (StorageError, NotHere) as exc:
         print(f"shbot: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # `shbot replay 1 | head`
         _silence_stdout()
         return 1
-    except KeyboardInterrupt:
-        return 130
 
 
 def _db_args(args: argparse.Namespace) -> list[str]:
@@ -166,22 +220,130 @@ def _discord(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from engine import Variant
+
+    from .demo import resume_terminal, run_demo
+
     speed = args.speed or ("normal" if sys.stdout.isatty() else "fast")
-    session = asyncio.run(
-        run_demo(
+    db_path = database_path(args)
+    if getattr(args, "resume", None) is not None:
+        return _terminal_game(
+            "demo",
+            lambda stop: resume_terminal(
+                args.resume,
+                player=False,
+                out=sys.stdout,
+                delay=SPEEDS[speed],
+                db_path=db_path,
+                stop=stop,
+            ),
+        )
+    return _terminal_game(
+        "demo",
+        lambda stop: run_demo(
             args.players,
             args.seed,
             agent=args.agent,
             variant=Variant(args.variant),
             out=sys.stdout,
             delay=SPEEDS[speed],
-            db_path=database_path(args),
-        )
+            db_path=db_path,
+            stop=stop,
+        ),
     )
-    if getattr(session.frontend, "broken", False):
+
+
+def _terminal_game(command: str, play: Callable[[asyncio.Event], Awaitable[GameSession]]) -> int:
+    """Play a terminal game; Ctrl-C (SIGTERM, SIGHUP) stops it at once, stored as it stands.
+
+    The exit status says how it ended: 0 over, 1 stopped by a fault or by the output
+    going away, 128 + the signal's number if a signal stopped it (130 for Ctrl-C). Every
+    way but the first leaves one line on stderr that tells how to carry the game on
+    (none for a demo whose reader left: `| head`)."""
+    import asyncio
+
+    received: list[int] = []
+
+    async def guarded() -> GameSession:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+
+        def stopped(signum: int) -> None:
+            received.append(signum)
+            stop.set()
+
+        caught = []
+        for signum in _STOP_SIGNALS:
+            try:
+                loop.add_signal_handler(signum, stopped, signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # not here (Windows)
+                continue
+            caught.append(signum)
+        try:
+            return await play(stop)
+        finally:
+            for signum in caught:
+                loop.remove_signal_handler(signum)
+
+    from .frontends.terminal import TerminalFrontend
+    from .storage import StorageError
+
+    _terminal_logging()
+    session = asyncio.run(guarded())
+    interrupted = 128 + received[0] if received else 0  # the shell's status for a signal
+    game_id = session.game_id
+    frontend = session.frontend
+    broken = isinstance(frontend, TerminalFrontend) and frontend.broken
+    if broken:
         _silence_stdout()
+    resume = f"`shbot {command} --resume {game_id}` carries it on"
+    cancel = f"`shbot cancel {game_id}` ends it"
+    if session.game.is_over and interrupted and not broken:
+        # Decided ahead of the narration: stored finished, every move of it kept.
+        _tell(f"Game #{game_id} is over: `shbot replay {game_id}` shows it.", newline=True)
+        return interrupted
+    if session.game.is_over:
+        return 1 if broken else 0
+    if session.paused or session.failure is not None:
+        cause = session.pause_reason or type(session.failure).__name__
+        detail = f": {session.failure}" if isinstance(session.failure, StorageError) else ""
+        _tell(
+            f"shbot: game #{game_id} stopped on a fault ({cause}{detail}). It is saved, "
+            f"paused: {resume} once the cause is fixed; {cancel}."
+        )
         return 1
-    return 0
+    if broken:
+        if command == "play":
+            _tell(f"shbot: the output closed; game #{game_id} is saved: {resume}.")
+        return 1
+    _tell(f"Game #{game_id} is saved: {resume}; {cancel}.", newline=sys.stderr.isatty())
+    return interrupted or 1
+
+
+def _terminal_logging() -> None:
+    """In a terminal game the CLI's own lines say what happened; the session's log
+    records show only if `LOG_LEVEL` asks for them (as it does for the bot). Logging that
+    is already set up (a test, a program that embeds `main`) is left alone."""
+    root = logging.getLogger()
+    if root.handlers:
+        return
+    level = os.environ.get("LOG_LEVEL", "").strip().upper()
+    if level in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    else:
+        root.addHandler(logging.NullHandler())  # not even Python's last-resort handler
+
+
+# Ctrl-C, a `kill`, the terminal closing: each stops a terminal game, stored as it stands.
+_STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+def _tell(line: str, *, newline: bool = False) -> None:
+    """One line on stderr (after a newline: the terminal shows ^C where we were)."""
+    with contextlib.suppress(OSError):  # stderr is gone too: nothing more to say
+        print(("\n" if newline else "") + line, file=sys.stderr, flush=True)
 
 
 def _silence_stdout() -> None:
@@ -191,13 +353,26 @@ def _silence_stdout() -> None:
 
 
 def _play(args: argparse.Namespace) -> int:
+    from engine import Variant
+
+    from .demo import play_terminal, resume_terminal
+
     if not 0 <= args.seat < args.players:
         print(
             f"shbot: seat {args.seat} does not exist with {args.players} players.", file=sys.stderr
         )
         return 2
-    asyncio.run(
-        play_terminal(
+    db_path = database_path(args)
+    if args.resume is not None:
+        return _terminal_game(
+            "play",
+            lambda stop: resume_terminal(
+                args.resume, player=True, out=sys.stdout, db_path=db_path, stop=stop
+            ),
+        )
+    return _terminal_game(
+        "play",
+        lambda stop: play_terminal(
             args.players,
             args.seat,
             args.seed,
@@ -205,13 +380,25 @@ def _play(args: argparse.Namespace) -> int:
             name=args.name,
             variant=Variant(args.variant),
             out=sys.stdout,
-            db_path=database_path(args),
-        )
+            db_path=db_path,
+            stop=stop,
+        ),
     )
+
+
+def _cancel(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .demo import cancel_terminal
+
+    asyncio.run(cancel_terminal(args.game_id, db_path=database_path(args)))
+    print(f"Game #{args.game_id} is cancelled: it never counts in stats and never resumes.")
     return 0
 
 
 async def _database_command(args: argparse.Namespace) -> int:
+    from .storage import Storage
+
     async with await Storage.open(database_path(args)) as store:
         if args.command == "replay":
             print(await replay_text(store, args.game_id))
@@ -225,6 +412,9 @@ async def _database_command(args: argparse.Namespace) -> int:
 
 async def replay_text(store: Storage, game_id: int) -> str:
     """A stored game as the table saw it; the reveal too once it is finished."""
+    from .narrate import narrate
+    from .render import reveal_text
+
     stored = await store.load_game(game_id)
     game = stored.record.replay()
     labels = [f"{s.name} (seat {s.seat})" for s in stored.seats]

@@ -9,19 +9,31 @@ import contextlib
 import os
 import random
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import TextIO
 
 from agents.registry import AgentSpec
-from engine import STANDARD, Variant
+from engine import STANDARD, RecordError, Variant
 
 from .agent_port import FAST_AGENTS, AgentPort, available
 from .frontends.terminal import LineReader, TerminalFrontend, read_stdin
 from .manager import BOT_NAMES, Member, SessionManager
+from .narrate import narrate
 from .session import GameSession, SessionOptions
-from .storage import Storage
+from .storage import Storage, StoredGame
 from .timers import Timers
 
-__all__ = ["BOT_NAMES", "LOCAL_USER_ID", "check_agent", "play_demo", "play_terminal", "run_demo"]
+__all__ = [
+    "BOT_NAMES",
+    "LOCAL_USER_ID",
+    "NotHere",
+    "cancel_terminal",
+    "check_agent",
+    "play_demo",
+    "play_terminal",
+    "resume_terminal",
+    "run_demo",
+]
 
 LOCAL_USER_ID = 1  # the terminal player's user id in the database
 
@@ -45,9 +57,14 @@ async def run_demo(
     out: TextIO,
     delay: float = 0.0,
     db_path: str | os.PathLike[str] = ":memory:",
+    stop: asyncio.Event | None = None,
 ) -> GameSession:
     """Play one bot-only game through a session, narrated to `out` as a spectator sees it,
-    then the reveal; the game is stored in `db_path`."""
+    then the reveal; the game is stored in `db_path`. See `_drive` for `stop`.
+
+    The AI players move no faster than one narrated line (`delay`), so the stored game
+    keeps about level with what the spectator has seen: a demo stopped half-way is
+    stored half-played, and `resume_terminal` shows the rest."""
     return await _play_stored(
         [],
         TerminalFrontend(out, delay=delay),
@@ -55,9 +72,10 @@ async def run_demo(
         seed=seed,
         agent=agent,
         variant=variant,
-        out=out,
         db_path=db_path,
         extra_options={"demo": True},
+        ai_pace_s=delay,
+        stop=stop,
     )
 
 
@@ -88,6 +106,7 @@ async def play_terminal(
     out: TextIO,
     read_line: LineReader = read_stdin,
     db_path: str | os.PathLike[str] = ":memory:",
+    stop: asyncio.Event | None = None,
 ) -> GameSession:
     """One local player at `seat` against AI players, in the terminal, without timers."""
     if not 0 <= seat < players:
@@ -99,10 +118,104 @@ async def play_terminal(
         seed=seed,
         agent=agent,
         variant=variant,
-        out=out,
         db_path=db_path,
         intro=f" You are seat {seat}.",
+        stop=stop,
     )
+
+
+class NotHere(Exception):
+    """A stored game the terminal may not resume or cancel; `str()` is one line that
+    says why and what to do instead."""
+
+
+async def resume_terminal(
+    game_id: int,
+    *,
+    player: bool,
+    out: TextIO,
+    read_line: LineReader = read_stdin,
+    delay: float = 0.0,
+    db_path: str | os.PathLike[str],
+    stop: asyncio.Event | None = None,
+) -> GameSession:
+    """Carry on a stored terminal game (`shbot play --resume`, or `shbot demo --resume`
+    with `player=False`) where it stopped, with the same seats: the local player's seat
+    is the terminal's again, even if an AI took it when input closed.
+
+    Raises `NotHere` for a game that is over, a Discord channel's, or the other
+    command's (a demo for `play`, a game with a local player for `demo`), and
+    `StorageError` for a game that is not stored.
+    """
+    store = await Storage.open(db_path)
+    try:
+        stored = await store.load_game(game_id)
+        _check_terminal_game(stored)
+        local = next((s.seat for s in stored.seats if s.user_id == LOCAL_USER_ID), None)
+        if player and local is None:
+            raise NotHere(
+                f"game #{game_id} is a demo, with nobody at the terminal: "
+                f"`shbot demo --resume {game_id}` carries it on."
+            )
+        if not player and local is not None:
+            raise NotHere(
+                f"game #{game_id} has a player at the terminal: "
+                f"`shbot play --resume {game_id}` carries it on."
+            )
+        frontend = TerminalFrontend(out, seat=local, read_line=read_line, delay=delay)
+        if not player:  # the AI keeps pace with the narration, at this run's speed
+            stored = replace(stored, options={**stored.options, "ai_pace_s": delay})
+        options = SessionOptions.from_dict(stored.options)
+        specs = [s.agent for s in stored.seats if s.agent] + [options.substitute_spec]
+        async with _agents_for(*specs) as agents:
+            manager = SessionManager(store, frontend, agents)
+            try:
+                if stored.status == "paused":
+                    session = await manager.resume_paused(game_id)  # started
+                else:
+                    session = manager.resume(stored, frontend)
+                    session.start()
+            except (RecordError, ValueError) as exc:
+                raise NotHere(
+                    f"game #{game_id} cannot be resumed: its stored record no longer "
+                    f"replays ({type(exc).__name__}). `shbot cancel {game_id}` ends it."
+                ) from exc
+            # Before the session's first step (nothing was awaited since it started).
+            intro = f" You are seat {local}." if local is not None else ""
+            frontend.say(f"Game #{game_id} resumes. Players: {_names(session)}.{intro}")
+            if local is not None:  # what the player knew: their own secrets, theirs only
+                labels = session.table.labels
+                for event in session.game.events:
+                    if event.audience is not None and local in event.audience:
+                        line = narrate(event, labels)
+                        if line is not None:
+                            frontend.say(f"  (private) {line}")
+            if local is not None and session.seats[local].is_ai:
+                await session.back(LOCAL_USER_ID)  # input had closed: the seat is theirs again
+            return await _drive(manager, session, frontend, stop)
+    finally:
+        await store.close()
+
+
+async def cancel_terminal(game_id: int, *, db_path: str | os.PathLike[str]) -> None:
+    """End a stored terminal game as cancelled (`shbot cancel`): no winner, nothing
+    revealed, never counted in stats and never resumed. Raises `NotHere` for a game
+    that is over or a Discord channel's, `StorageError` for one that is not stored."""
+    async with await Storage.open(db_path) as store:
+        _check_terminal_game(await store.load_game(game_id))
+        await store.finish_game(game_id, status="cancelled", winner=None, reason=None, roles=None)
+
+
+def _check_terminal_game(stored: StoredGame) -> None:
+    """Refuse a game that is over, or that a Discord channel plays."""
+    game_id = stored.id
+    if stored.status not in ("running", "paused"):
+        raise NotHere(f"game #{game_id} is {stored.status}; `shbot replay {game_id}` shows it.")
+    if stored.channel_id is not None or stored.guild_id is not None:
+        raise NotHere(
+            f"game #{game_id} is played in a Discord channel: the bot carries it on, and "
+            "/cancel in that channel ends it."
+        )
 
 
 async def _play_stored(
@@ -113,10 +226,11 @@ async def _play_stored(
     seed: int | None,
     agent: str,
     variant: Variant,
-    out: TextIO,
     db_path: str | os.PathLike[str],
     intro: str = "",
     extra_options: dict[str, object] | None = None,
+    ai_pace_s: float = 0.0,
+    stop: asyncio.Event | None = None,
 ) -> GameSession:
     """A stored terminal game (AI in the empty seats, no timers), played to its end."""
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
@@ -124,18 +238,29 @@ async def _play_stored(
     try:
         async with _agents_for(agent) as agents:
             manager = SessionManager(store, frontend, agents)
-            return await _play(
-                manager, humans, frontend, players, seed, agent, variant, out, intro, extra_options
+            session = await manager.create(
+                humans,
+                players=players,
+                fill_with_ai=True,
+                ai_spec=agent,
+                variant=variant,
+                seed=seed,
+                options=SessionOptions(timers=Timers.off(), substitute=agent, ai_pace_s=ai_pace_s),
+                extra_options=extra_options,
+                start=False,
             )
+            frontend.say(f"Game #{session.game_id}. Players: {_names(session)}.{intro}")
+            session.start()
+            return await _drive(manager, session, frontend, stop)
     finally:
         await store.close()
 
 
 @contextlib.asynccontextmanager
-async def _agents_for(agent: str) -> AsyncIterator[AgentPort | None]:
-    """The bot's AI service (worker processes) for a searching agent; None (the
-    manager's in-process agents) for the instant rule agents."""
-    if AgentSpec.parse(agent).name in FAST_AGENTS:
+async def _agents_for(*specs: str) -> AsyncIterator[AgentPort | None]:
+    """The bot's AI service (worker processes) if any of `specs` is a searching agent;
+    None (the manager's in-process agents) if they are all instant rule agents."""
+    if all(_instant(spec) for spec in specs):
         yield None
         return
     # Searching agents think in worker processes, through the bot's own scheduler:
@@ -146,38 +271,50 @@ async def _agents_for(agent: str) -> AsyncIterator[AgentPort | None]:
         yield service
 
 
-async def _play(
+async def _drive(
     manager: SessionManager,
-    humans: list[Member | None],
+    session: GameSession,
     frontend: TerminalFrontend,
-    players: int,
-    seed: int,
-    agent: str,
-    variant: Variant,
-    out: TextIO,
-    intro: str,
-    extra_options: dict[str, object] | None,
+    stop: asyncio.Event | None,
 ) -> GameSession:
-    """Create the stored game, narrate it to its end."""
-    session = await manager.create(
-        humans,
-        players=players,
-        fill_with_ai=True,
-        ai_spec=agent,
-        variant=variant,
-        seed=seed,
-        options=SessionOptions(timers=Timers.off(), substitute=agent),
-        extra_options=extra_options,
-        start=False,
-    )
-    names = ", ".join(s.label for s in session.seats)
-    print(f"Game #{session.game_id}. Players: {names}.{intro}", file=out, flush=True)
-    await session.run()
-    await frontend.close()
+    """Narrate a started session until its game ends or pauses (a fault), or until
+    `stop` is set (Ctrl-C) or the output goes away: then the session stops at once, its
+    game stored as it stands, resumable (`resume_terminal`). The caller tells which of
+    these happened from the session (`game.is_over`, `paused`), `stop` and the
+    front-end's `broken`."""
+    watched = [
+        asyncio.ensure_future(session.wait()),
+        asyncio.ensure_future(frontend.output_closed.wait()),
+    ]
+    if stop is not None:
+        watched.append(asyncio.ensure_future(stop.wait()))
+    try:
+        await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in watched:
+            waiter.cancel()
+        await asyncio.gather(*watched, return_exceptions=True)
+        if not session.game.is_over or (stop is not None and stop.is_set()):
+            frontend.silence()  # nothing more to show: stop at once
+        await manager.shutdown()  # every acknowledged action is stored already
+        await frontend.close()
     if session.game.is_over:  # the seed decides every role and the deck: told only now
-        print(ai_summary(session), file=out)
-        print(f"Seed {seed} (replay it with --seed {seed}).", file=out, flush=True)
+        seed = session.game.seed
+        frontend.say(ai_summary(session))
+        frontend.say(f"Seed {seed} (replay it with --seed {seed}).")
     return session
+
+
+def _instant(spec: str) -> bool:
+    """Whether `spec` names an instant rule agent (a spec that no longer reads: no)."""
+    try:
+        return AgentSpec.parse(spec).name in FAST_AGENTS
+    except ValueError:
+        return False
+
+
+def _names(session: GameSession) -> str:
+    return ", ".join(s.label for s in session.seats)
 
 
 def ai_summary(session: GameSession) -> str:

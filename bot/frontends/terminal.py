@@ -2,27 +2,166 @@
 
 Everyone at the "table" (the terminal) sees the public narration. When a local player
 holds a seat (`seat`), their private information is shown marked `(private)`, and their
-prompts are asked as numbered choices; a bad answer is asked again with the reason. If
-input closes (end of file), an AI takes the seat so the game can finish.
+prompts are asked as numbered choices; a bad answer (anything but a number in range, in
+whatever characters or bytes) is asked again with the reason. If input closes (end of
+file), an AI takes the seat so the game can finish.
+
+If the output goes away (`shbot play | head` once `head` has exited), the front-end
+stops printing and sets `output_closed`: the caller stops the game, which stays stored.
+It notices even while it only waits for the player's answer, without printing anything.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+import os
+import re
+import select
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from typing import TextIO
 
 from engine import IllegalAction
 
-from ..ports import GameControl, Post, Private, Prompt, PromptKind, Reveal, Table, Waiting
+from ..ports import (
+    GameControl,
+    Post,
+    Private,
+    Prompt,
+    PromptKind,
+    Reveal,
+    Table,
+    Waiting,
+)
+
+log = logging.getLogger(__name__)
 
 LineReader = Callable[[str], Awaitable[str]]  # shows a prompt, returns one line of input
 
+MAX_LINE = 4096  # bytes: a longer line is cut there (and is no number in range anyway)
+OUTPUT_CHECK_S = 0.2  # while waiting for an answer, how often to check the output is read
 
-async def read_stdin(prompt: str) -> str:
-    """Read one line from standard input without blocking the event loop."""
-    return await asyncio.to_thread(input, prompt)
+# The session's notices name Discord's commands; in a terminal the CLI says what to type.
+_RESTARTED = "The bot restarted: "
+_SLASH_HINT = re.compile(r"\s*[^.]*(?<![\w/])/(resume|cancel|back|afk)\b[^.]*\.")
+
+
+class StdinReader:
+    """Reads lines from standard input (file descriptor 0) without blocking the loop.
+
+    A daemon thread does each blocking read, so an interrupted program never waits for
+    Enter (`asyncio.to_thread` would: `asyncio.run` waits for its threads at exit). Bytes
+    are decoded as UTF-8, anything undecodable replaced; a line is cut at `MAX_LINE`
+    bytes. A read error (a terminal hung up) counts as the end of input. The prompt is
+    written to standard output; `BrokenPipeError` if nobody reads it any more.
+    """
+
+    def __init__(self, fd: int = 0) -> None:
+        self._fd = fd
+        self._lock = threading.Lock()
+        self._chunks: list[bytes] = []  # read by the thread, not yet taken; b"": the end
+        self._reading = False  # a thread is in os.read
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._buffer = b""
+        self._ended = False
+
+    async def __call__(self, prompt: str) -> str:
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+        while True:
+            line = self._take_line()
+            if line is not None:
+                return line
+            if self._ended:
+                raise EOFError
+            await self._more()
+
+    def _take_line(self) -> str | None:
+        with self._lock:
+            chunks, self._chunks = self._chunks, []
+        for chunk in chunks:
+            if chunk:
+                self._buffer += chunk
+            else:
+                self._ended = True
+        while True:
+            end = self._buffer.find(b"\n")
+            if end < 0 and self._ended and self._buffer:
+                end = len(self._buffer)  # a last line without its newline
+            if end < 0:
+                if len(self._buffer) > MAX_LINE:  # keep the line's start, drop the rest
+                    self._buffer = self._buffer[: MAX_LINE + 1]
+                return None
+            line, self._buffer = self._buffer[:end], self._buffer[end + 1 :]
+            return line[:MAX_LINE].decode("utf-8", errors="replace").rstrip("\r")
+
+    async def _more(self) -> None:
+        """Wait until the thread has read something (starting one if none reads)."""
+        loop = asyncio.get_running_loop()
+        arrived: asyncio.Future[None] = loop.create_future()
+        with self._lock:
+            if self._chunks:
+                return
+            self._waiters.append((loop, arrived))
+            if not self._reading:
+                self._reading = True
+                threading.Thread(target=self._read, name="shbot-stdin", daemon=True).start()
+        try:
+            await arrived
+        finally:
+            with self._lock, contextlib.suppress(ValueError):
+                self._waiters.remove((loop, arrived))
+
+    def _read(self) -> None:
+        try:
+            chunk = os.read(self._fd, 65536)
+        except OSError:  # EIO (the terminal hung up), EBADF (no stdin): the end of input
+            chunk = b""
+        with self._lock:
+            self._chunks.append(chunk)
+            self._reading = False
+            waiters, self._waiters = self._waiters, []
+        for loop, arrived in waiters:
+            with contextlib.suppress(RuntimeError):  # that loop has closed meanwhile
+                loop.call_soon_threadsafe(_set_done, arrived)
+
+
+def _set_done(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+read_stdin: LineReader = StdinReader()
+"""Read one line from standard input without blocking the event loop."""
+
+
+def parse_choice(line: str, count: int) -> int | None:
+    """The option index (0-based) that `line` picks among `count`, or None: only a whole
+    number from 1 to `count` picks one (decimal digits of any script, nothing else)."""
+    line = line.strip()
+    if not line.isdecimal() or len(line) > 6:  # "²" is a digit, but no decimal number
+        return None
+    number = int(line)
+    return number - 1 if 1 <= number <= count else None
+
+
+def output_gone(out: TextIO) -> bool:
+    """Whether `out` is a pipe (or terminal) whose reader has gone away."""
+    if not hasattr(select, "poll"):  # Windows: noticed at the next line printed
+        return False
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):  # a StringIO, a closed file
+        return False
+    poller = select.poll()
+    poller.register(fd, 0)  # errors and hang-ups are always reported
+    try:
+        return any(mask & (select.POLLERR | select.POLLHUP) for _, mask in poller.poll(0))
+    except OSError:
+        return False
 
 
 class TerminalFrontend:
@@ -46,24 +185,39 @@ class TerminalFrontend:
         self._worker: asyncio.Task[None] | None = None
         self._input_closed = False
         self.broken = False  # the output went away (`shbot demo | head`): stay quiet
+        self.output_closed = asyncio.Event()  # set when `broken` becomes true
+        self.quiet = False  # the game is being stopped: print nothing more
 
     def bind(self, control: GameControl) -> None:
         """The session whose prompts this terminal answers."""
         self.controls[control.game_id] = control
 
+    def silence(self) -> None:
+        """Print nothing more and stop pacing (the game is being stopped)."""
+        self.quiet = True
+        self.delay = 0.0
+
+    def say(self, text: str) -> None:
+        """Print a line of the terminal's own (a header, a summary), unless stopping."""
+        self._print(text)
+
     def _print(self, text: str = "") -> None:
-        if self.broken:
+        if self.broken or self.quiet:
             return
         try:
             print(text, file=self.out, flush=True)
         except BrokenPipeError:
-            self.broken = True
+            self._output_lost()
+
+    def _output_lost(self) -> None:
+        self.broken = True
+        self.output_closed.set()
 
     async def post(self, table: Table, post: Post) -> None:
         """Print public narration line by line (paced by `delay`)."""
-        for line in post.text.splitlines():
+        for line in _terminal_words(post.text).splitlines():
             self._print(line)
-            if self.delay and not self.broken:
+            if self.delay and not (self.broken or self.quiet):
                 await asyncio.sleep(self.delay)
 
     async def tell(self, table: Table, private: Private) -> None:
@@ -93,6 +247,10 @@ class TerminalFrontend:
         self._print()
         self._print(reveal.text)
 
+    async def resume(self, table: Table) -> None:
+        """The game carries on (`shbot play --resume`): what was asked before is asked
+        again by the session, so nothing shown earlier needs taking back."""
+
     async def close(self) -> None:
         """Stop asking (the game is over or stopped)."""
         if self._worker is not None:
@@ -104,6 +262,8 @@ class TerminalFrontend:
             table, prompt = self._queue.get_nowait()
             if (table.game_id, prompt.id, prompt.kind) not in self._closed:
                 await self._answer(table, prompt)
+            if self.broken or self._input_closed:
+                return
 
     async def _answer(self, table: Table, prompt: Prompt) -> None:
         control = self.controls.get(table.game_id)
@@ -116,23 +276,63 @@ class TerminalFrontend:
         for number, option in enumerate(prompt.options, 1):
             self._print(f"    {number}. {option.label}")
         count = len(prompt.options)
-        while key not in self._closed:
+        while key not in self._closed and not self.broken:
             try:
-                line = (await self.read_line(f"  Your choice (1-{count}): ")).strip()
-            except EOFError:
+                line = await self._read(f"  Your choice (1-{count}): ")
+            except BrokenPipeError:
+                self._output_lost()
+                return
+            except (EOFError, OSError, UnicodeError, ValueError) as exc:
+                if not isinstance(exc, EOFError):  # unreadable input: as if it had closed
+                    log.warning("terminal input failed (%s): input closed", type(exc).__name__)
                 self._input_closed = True
+                self._print()  # the cursor is still after the question
                 self._print("  Input closed: an AI plays your seat from now on.")
-                await control.afk(user_id)
+                with contextlib.suppress(IllegalAction):  # the game is over or paused
+                    await control.afk(user_id)
+                return
+            if line is None:  # the output went away while we waited
                 return
             if key in self._closed:
                 self._print("  Too late: that choice is closed.")
                 return
-            if not line.isdigit() or not 1 <= int(line) <= count:
+            choice = parse_choice(line, count)
+            if choice is None:
                 self._print(f"  Type a number from 1 to {count}.")
                 continue
             try:
-                await control.choose(user_id, prompt.id, int(line) - 1)
+                await control.choose(user_id, prompt.id, choice)
             except IllegalAction as exc:
                 self._print(f"  Not possible: {exc}")
                 continue
+            except Exception as exc:  # the session failed (it pauses and says so)
+                log.warning("terminal choice not taken (%s)", type(exc).__name__)
             return
+
+    async def _read(self, prompt: str) -> str | None:
+        """One line of input; None if the output went away meanwhile (checked while
+        waiting, so a reader that left is noticed without the player typing)."""
+        reading = asyncio.ensure_future(self.read_line(prompt))
+        try:
+            while True:
+                done, _ = await asyncio.wait({reading}, timeout=OUTPUT_CHECK_S)
+                if done:
+                    return reading.result()
+                if output_gone(self.out):
+                    self._output_lost()
+                    return None
+        finally:
+            if not reading.done():
+                reading.cancel()
+                await asyncio.gather(reading, return_exceptions=True)
+
+
+def _terminal_words(text: str) -> str:
+    """A session notice in a terminal's words: no Discord slash commands (the CLI tells
+    what to type instead), no bot that restarted (the player resumed the game)."""
+    if text.startswith(_RESTARTED):
+        text = text[len(_RESTARTED) :]
+        text = text[:1].upper() + text[1:]
+    if "/" not in text:
+        return text
+    return _SLASH_HINT.sub("", text).strip() or text

@@ -3,8 +3,13 @@ player's private information shown to them only, claims offered, end of input ha
 
 from __future__ import annotations
 
+import asyncio
 import io
+import sys
 from collections.abc import Callable
+from pathlib import Path
+
+import pytest
 
 from bot.demo import play_terminal
 from bot.narrate import narrate
@@ -65,3 +70,166 @@ async def test_end_of_input_hands_the_seat_to_an_ai_and_the_game_finishes() -> N
     assert session.game.is_over
     assert "Input closed: an AI plays your seat from now on." in out.getvalue()
     assert session.seats[0].is_ai and session.seats[0].user_id == 1
+
+
+# --- issue 18, item 14: input of any kind, resuming, the output going away -------------
+
+
+def test_only_a_whole_number_in_range_picks_an_option() -> None:
+    from bot.frontends.terminal import parse_choice
+
+    assert parse_choice("1", 3) == 0 and parse_choice(" 3 \t", 3) == 2
+    assert parse_choice("\uff12", 3) == 1  # a fullwidth 2 is a decimal number
+    assert parse_choice("\u0663", 3) == 2  # so is an Arabic-Indic 3
+    for line in ["", " ", "0", "4", "-1", "+1", "1.0", "1e0", "1_0", "²", "³", "\u0664",
+                 "9" * 5000, "\x00", "\x1b[A", "\ufffd", "one"]:  # fmt: skip
+        assert parse_choice(line, 3) is None, line
+
+
+async def test_stdin_lines_are_read_whatever_the_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from bot.frontends import terminal
+
+    shown: list[str] = []
+    prompts = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", prompts)
+    read_fd, write_fd = os.pipe()
+    reader = terminal.StdinReader(read_fd)
+    try:
+        pending = asyncio.ensure_future(reader("> "))
+        await asyncio.sleep(0.05)
+        pending.cancel()  # a read interrupted half-way loses nothing
+        await asyncio.gather(pending, return_exceptions=True)
+        os.write(write_fd, "²\n".encode())
+        os.write(write_fd, b"\xff\xfe\r\n" + b"x" * (terminal.MAX_LINE + 10) + b"\nlast")
+        os.close(write_fd)
+        while True:
+            try:
+                shown.append(await asyncio.wait_for(reader("> "), 5))
+            except EOFError:
+                break
+    finally:
+        os.close(read_fd)
+    assert shown[:2] == ["²", "\ufffd\ufffd"]
+    assert shown[2] == "x" * terminal.MAX_LINE  # one line, cut, not a hang nor many lines
+    assert shown[3:] == ["last"]  # a last line without its newline still counts
+    assert prompts.getvalue().startswith("> > ")
+
+
+def test_a_pipe_whose_reader_left_is_noticed_without_writing() -> None:
+    import os
+
+    from bot.frontends.terminal import output_gone
+
+    read_fd, write_fd = os.pipe()
+    with os.fdopen(write_fd, "w") as out:
+        assert not output_gone(out)
+        os.close(read_fd)
+        assert output_gone(out)
+    assert not output_gone(io.StringIO())
+
+
+def test_session_notices_in_a_terminal_name_no_discord_commands() -> None:
+    from bot.frontends.terminal import _terminal_words
+
+    paused = (
+        "This game is paused because of an internal error (StorageError). A host can type "
+        "/resume to carry on, or /cancel to end it."
+    )
+    said = _terminal_words(paused)
+    assert said == "This game is paused because of an internal error (StorageError)."
+    assert _terminal_words("The bot restarted: the game resumes where it stopped.") == (
+        "The game resumes where it stopped."
+    )
+    assert _terminal_words("Board: 3/5, and a/b.") == "Board: 3/5, and a/b."
+
+
+async def test_a_resumed_game_tells_the_player_their_own_secrets_and_nobody_elses(
+    tmp_path: Path,
+) -> None:
+    from bot.demo import resume_terminal
+
+    db = tmp_path / "games.db"
+    stop = asyncio.Event()
+    asked = 0
+
+    async def answer_then_stop(prompt: str) -> str:
+        nonlocal asked
+        asked += 1
+        if asked > 6:  # Ctrl-C while the player thinks
+            stop.set()
+            await asyncio.Event().wait()
+        return "1"
+
+    first = io.StringIO()
+    stopped = await play_terminal(
+        5, seat=1, seed=11, agent="random", out=first, read_line=answer_then_stop,
+        db_path=db, stop=stop,
+    )  # fmt: skip
+    assert not stopped.game.is_over and not stopped.paused
+    before = len(stopped.game.actions)
+
+    out = io.StringIO()
+    session = await resume_terminal(
+        stopped.game_id,
+        player=True,
+        out=out,
+        read_line=reader([]),  # type: ignore[arg-type]
+        db_path=db,
+    )
+    assert session.game.is_over and len(session.game.actions) > before
+    text = out.getvalue()
+    assert text.startswith(f"Game #{stopped.game_id} resumes. Players: ")
+    assert "The bot restarted" not in text and "Seed 11 " in text
+    recap = text.split(REVEAL)[0]
+    labels = session.table.labels
+    mine = [
+        e for e in session.game.events[: len(stopped.game.events)] if e.audience and 1 in e.audience
+    ]
+    assert isinstance(mine[0], ev.RoleDealt)
+    for event in mine:
+        line = narrate(event, labels)
+        assert line is not None and f"(private) {line}" in recap
+    for event in session.game.events:
+        if event.audience is not None and 1 not in event.audience:
+            line = narrate(event, labels)
+            assert line is None or line not in recap
+
+
+async def test_resuming_gives_the_terminal_its_seat_back_after_input_closed(
+    tmp_path: Path,
+) -> None:
+    import sqlite3
+
+    from bot.demo import resume_terminal
+
+    db = tmp_path / "games.db"
+    stop = asyncio.Event()
+
+    async def answer_then_stop(prompt: str) -> str:
+        stop.set()  # Ctrl-C at the first question
+        await asyncio.Event().wait()
+        return "1"
+
+    stopped = await play_terminal(
+        5, seat=0, seed=2, agent="random", out=io.StringIO(), read_line=answer_then_stop,
+        db_path=db, stop=stop,
+    )  # fmt: skip
+    assert not stopped.game.is_over
+    with sqlite3.connect(db) as conn:  # as stored when input closed: an AI took the seat
+        conn.execute("UPDATE seats SET agent = 'random' WHERE seat = 0")
+
+    out = io.StringIO()
+    read_line = reader([])
+    session = await resume_terminal(
+        stopped.game_id,
+        player=True,
+        out=out,
+        read_line=read_line,  # type: ignore[arg-type]
+        db_path=db,
+    )
+    assert session.game.is_over and not session.seats[0].is_ai
+    assert session.seats[0].user_id == 1
+    assert "is back and plays their own seat again" in out.getvalue()
+    assert read_line.asked  # type: ignore[attr-defined]  # the player decides again

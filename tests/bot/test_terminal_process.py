@@ -1,0 +1,401 @@
+"""`shbot play` and `shbot demo` as a person runs them: the real CLI process (`python -m
+bot`), its input piped, signals sent to it, its output read or closed early (issue 18,
+items 14 and 9). Every game is a 5-player table of `random` AIs, so each run takes a
+fraction of a second; every wait has a deadline, so a hang fails instead of stalling."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHOICE = "Your choice (1-"
+ANSWERS = b"1\n" * 400  # option 1 always exists: enough to finish any 5-player game
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISCORD_TOKEN", "DATABASE_PATH")}
+    env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+class Shbot:
+    """`python -m bot *args` in a child process, its standard streams piped; a thread
+    collects what it prints, so the test can wait for a line without blocking."""
+
+    def __init__(self, cwd: Path, *args: str, stdin: bytes | None = None) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=_env(),
+        )
+        self._out = bytearray()
+        self._err = bytearray()
+        self._out_closing = threading.Event()
+        self._threads = [
+            threading.Thread(target=self._collect, args=(self.proc.stdout, self._out), daemon=True),
+            threading.Thread(target=self._collect, args=(self.proc.stderr, self._err), daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+        if stdin is not None:
+            self.send(stdin)
+            self.close_stdin()
+
+    def _collect(self, stream: object, into: bytearray) -> None:
+        fd = stream.fileno()  # type: ignore[attr-defined]
+        while not (into is self._out and self._out_closing.is_set()):
+            # Never block in read: a blocked read would keep the pipe open after close.
+            if not select.select([fd], [], [], 0.02)[0]:
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return
+            into.extend(chunk)
+
+    @property
+    def out(self) -> str:
+        return self._out.decode("utf-8", errors="replace")
+
+    @property
+    def err(self) -> str:
+        return self._err.decode("utf-8", errors="replace")
+
+    def wait_for(self, text: str, timeout: float = 20.0) -> None:
+        end = time.monotonic() + timeout
+        while text not in self.out:
+            if self.proc.poll() is not None or time.monotonic() > end:
+                self.kill()
+                raise AssertionError(f"{text!r} never shown; out:\n{self.out}\nerr:\n{self.err}")
+            time.sleep(0.01)
+
+    def send(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        with contextlib.suppress(BrokenPipeError):  # it has ended already: the test says
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+
+    def close_stdin(self) -> None:
+        assert self.proc.stdin is not None
+        with contextlib.suppress(BrokenPipeError):
+            self.proc.stdin.close()
+
+    def close_stdout(self) -> None:
+        """The reader goes away (`| head`): our end of its output pipe closes."""
+        assert self.proc.stdout is not None
+        self._out_closing.set()
+        self._threads[0].join(5)
+        self.proc.stdout.close()
+
+    def finish(self, timeout: float = 20.0) -> int:
+        """Its exit status, once it has exited (within `timeout` seconds, or the test fails)."""
+        try:
+            code = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError(
+                f"still running after {timeout} s; out:\n{self.out[-2000:]}\nerr:\n{self.err}"
+            ) from None
+        for thread in self._threads:
+            thread.join(5)
+        return code
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def shbot(cwd: Path, *args: str, stdin: bytes = b"", timeout: float = 30.0) -> Shbot:
+    """Run `shbot *args` to its end with `stdin` as its whole input."""
+    run = Shbot(cwd, *args, stdin=stdin)
+    run.finish(timeout)
+    return run
+
+
+def stored(db: Path, game_id: int = 1) -> tuple[str, str | None, int]:
+    """A game's stored status, pause reason and number of stored actions."""
+    with sqlite3.connect(db) as conn:
+        status, reason = conn.execute(
+            "SELECT status, pause_reason FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        (actions,) = conn.execute(
+            "SELECT count(*) FROM actions WHERE game_id = ?", (game_id,)
+        ).fetchone()
+    return status, reason, actions
+
+
+def seats(db: Path, game_id: int = 1) -> list[tuple[int, str, int | None, str | None]]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            "SELECT seat, name, user_id, agent FROM seats WHERE game_id = ? ORDER BY seat",
+            (game_id,),
+        ).fetchall()
+
+
+def no_traceback(run: Shbot) -> None:
+    assert "Traceback" not in run.err and "Traceback" not in run.out, run.err
+    assert "Exception ignored" not in run.err, run.err
+
+
+PLAY = ("play", "--players", "5", "--agent", "random", "--seed", "3")
+
+
+# --- Ctrl-C: saved at once, then resumed or cancelled --------------------------------
+
+
+def test_ctrl_c_at_a_prompt_saves_and_exits_at_once_and_play_resume_carries_on(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "games.db"
+    run = Shbot(tmp_path, *PLAY, "--db", str(db))
+    run.wait_for(CHOICE)
+    asked = time.monotonic()
+    run.proc.send_signal(signal.SIGINT)
+    assert run.finish(timeout=5) == 130
+    assert time.monotonic() - asked < 3  # at once: no Enter needed
+    no_traceback(run)
+    assert "shbot play --resume 1" in run.err and "shbot cancel 1" in run.err
+    status, _, actions = stored(db)
+    assert status == "running" and actions > 0  # saved, resumable
+    before = seats(db)
+    assert before[0][2] == 1 and before[0][3] is None  # the terminal's seat, played by a human
+
+    again = Shbot(tmp_path, "play", "--resume", "1", "--db", str(db), stdin=ANSWERS)
+    assert again.finish() == 0, again.err
+    no_traceback(again)
+    assert CHOICE in again.out  # the human seat is asked again, at the terminal
+    assert "Input closed" not in again.out
+    assert "The reveal" in again.out
+    status, _, resumed = stored(db)
+    assert status == "finished" and resumed > actions
+    assert seats(db) == before  # the same seats: nobody was handed to an AI
+
+
+def test_ctrl_c_in_a_demo_saves_it_and_demo_resume_finishes_it(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    demo = ("demo", "--players", "5", "--agent", "random", "--seed", "4", "--db", str(db))
+    run = Shbot(tmp_path, *demo, "--speed", "normal")  # paced: 0.6 s a line
+    run.wait_for("presidential candidate")
+    run.proc.send_signal(signal.SIGINT)
+    assert run.finish(timeout=5) == 130
+    no_traceback(run)
+    assert "shbot demo --resume 1" in run.err
+    assert stored(db)[0] == "running"
+
+    # A demo game is the demo's to resume; play says which command does.
+    wrong = shbot(tmp_path, "play", "--resume", "1", "--db", str(db))
+    assert wrong.proc.returncode != 0 and "shbot demo --resume 1" in wrong.err
+    no_traceback(wrong)
+
+    again = shbot(tmp_path, "demo", "--resume", "1", "--speed", "fast", "--db", str(db))
+    assert again.proc.returncode == 0, again.err
+    no_traceback(again)
+    assert "The reveal" in again.out and stored(db)[0] == "finished"
+
+
+def test_a_kill_saves_the_game_too(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    run = Shbot(tmp_path, *PLAY, "--db", str(db))
+    run.wait_for(CHOICE)
+    run.proc.send_signal(signal.SIGTERM)
+    assert run.finish(timeout=5) == 128 + signal.SIGTERM
+    no_traceback(run)
+    assert "shbot play --resume 1" in run.err and stored(db)[0] == "running"
+
+
+def test_shbot_cancel_ends_a_saved_game_which_never_counts_nor_resumes(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    run = Shbot(tmp_path, *PLAY, "--db", str(db))
+    run.wait_for(CHOICE)
+    run.proc.send_signal(signal.SIGINT)
+    assert run.finish(timeout=5) == 130
+
+    cancel = shbot(tmp_path, "cancel", "1", "--db", str(db))
+    assert cancel.proc.returncode == 0, cancel.err
+    assert "Game #1 is cancelled" in cancel.out
+    no_traceback(cancel)
+    assert stored(db)[0] == "cancelled"
+
+    stats = shbot(tmp_path, "stats", "--user", "1", "--db", str(db))
+    assert "Player 1: 0 finished games" in stats.out
+    for args, says in [
+        (("play", "--resume", "1"), "game #1 is cancelled"),
+        (("cancel", "1"), "game #1 is cancelled"),
+        (("cancel", "7"), "No game #7"),
+        (("play", "--resume", "7"), "No game #7"),
+    ]:
+        refused = shbot(tmp_path, *args, "--db", str(db))
+        assert refused.proc.returncode == 1, (args, refused.err)
+        assert says in refused.err and len(refused.err.strip().splitlines()) == 1, refused.err
+        no_traceback(refused)
+
+
+def test_a_discord_game_is_neither_resumed_nor_cancelled_from_the_terminal(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "games.db"
+    assert shbot(tmp_path, *PLAY, "--db", str(db), stdin=ANSWERS).proc.returncode == 0
+    with sqlite3.connect(db) as conn:  # make it look like a game of a Discord channel
+        conn.execute("UPDATE games SET status = 'running', channel_id = 5, guild_id = 6")
+    for args in (("play", "--resume", "1"), ("demo", "--resume", "1"), ("cancel", "1")):
+        refused = shbot(tmp_path, *args, "--db", str(db))
+        assert refused.proc.returncode == 1 and "Discord" in refused.err, refused.err
+        no_traceback(refused)
+    assert stored(db)[0] == "running"
+
+
+# --- bad input, end of input ------------------------------------------------------------
+
+
+def test_bad_input_is_asked_again_and_never_hangs_the_game(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    bad = [
+        "²".encode(),  # a digit to str.isdigit, not a number to int
+        "\u0663\u0663".encode(),  # Arabic-Indic 33: a number, out of range
+        "\uff11\uff12".encode(),  # fullwidth 12: a number, out of range
+        b"\xff\xfe",  # not UTF-8 at all
+        b"",
+        b"   ",
+        b"0",
+        b"99",
+        b"-1",
+        b"+1",
+        b"1_0",
+        b"1e3",
+        b"\x1b[A",
+        b"\x00",
+        b"9" * 5000,  # more digits than int() accepts
+        b"x" * 100_000,  # longer than a line may be
+    ]
+    run = shbot(tmp_path, *PLAY, "--db", str(db), stdin=b"\n".join(bad) + b"\n" + ANSWERS)
+    assert run.proc.returncode == 0, run.err[-3000:]
+    no_traceback(run)
+    assert run.out.count("Type a number from 1 to") >= len(bad)
+    assert "The reveal" in run.out and stored(db)[0] == "finished"
+
+
+def test_end_of_input_hands_the_seat_to_an_ai_and_the_game_ends(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    run = shbot(tmp_path, *PLAY, "--db", str(db), stdin=b"2\n")
+    assert run.proc.returncode == 0, run.err
+    no_traceback(run)
+    assert "Input closed: an AI plays your seat from now on." in run.out
+    assert stored(db)[0] == "finished"
+
+
+# --- a reader that goes away ------------------------------------------------------------
+
+
+def test_shbot_demo_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    run = Shbot(tmp_path, "demo", "--players", "5", "--agent", "random", "--speed", "normal",
+                "--db", str(db))  # fmt: skip
+    run.wait_for("presidential candidate")  # `| head -3`: three lines, then the reader goes
+    run.close_stdout()
+    assert run.finish(timeout=5) != 0
+    no_traceback(run)
+    assert run.err == ""
+
+
+def test_shbot_play_into_a_closed_pipe_ends_quietly_even_while_waiting_for_input(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "games.db"
+    run = Shbot(tmp_path, *PLAY, "--db", str(db))
+    run.wait_for(CHOICE)  # everything is printed; the game waits for the player
+    run.close_stdout()
+    assert run.finish(timeout=5) != 0  # no keypress needed to notice
+    no_traceback(run)
+    assert "shbot play --resume 1" in run.err and len(run.err.strip().splitlines()) == 1
+    assert stored(db)[0] == "running"
+
+
+def test_shbot_play_into_a_closed_pipe_ends_quietly_on_its_next_line(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    run = Shbot(tmp_path, *PLAY, "--db", str(db))
+    run.wait_for(CHOICE)
+    run.close_stdout()
+    run.send(b"1\n")  # the answer makes the game go on and print
+    assert run.finish(timeout=5) != 0
+    no_traceback(run)
+    assert "shbot play --resume 1" in run.err
+
+
+# --- the database path ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [("demo", "--agent", "random"), ("play",), ("stats",)])
+def test_a_db_path_inside_a_regular_file_is_one_clear_line(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    (tmp_path / "notes.txt").write_text("not a directory\n", encoding="utf-8")
+    for db in (tmp_path / "notes.txt" / "x.db", tmp_path / "notes.txt" / "deeper" / "x.db"):
+        run = shbot(tmp_path, *command, "--db", str(db), stdin=b"")
+        assert run.proc.returncode == 1, run.err
+        no_traceback(run)
+        [line] = run.err.strip().splitlines()
+        assert line.startswith("shbot: ") and "notes.txt" in line and "not a directory" in line
+
+
+def test_a_db_path_nobody_may_write_is_one_clear_line(tmp_path: Path) -> None:
+    places = [tmp_path]  # a directory, not a file
+    if os.geteuid() == 0:  # root writes everywhere a mode allows; /proc refuses even root
+        places.append(Path("/proc/shbot-test/x.db"))
+    else:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        places += [locked / "x.db", locked / "sub" / "x.db"]
+    for db in places:
+        run = shbot(tmp_path, "demo", "--agent", "random", "--db", str(db))
+        assert run.proc.returncode == 1, run.err
+        no_traceback(run)
+        [line] = run.err.strip().splitlines()
+        assert line.startswith("shbot: ") and str(db) in line
+
+
+# --- a game stopped by a fault (item 9) ------------------------------------------------
+
+
+def test_a_storage_fault_stops_the_game_with_a_non_zero_exit_and_it_resumes(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "games.db"
+    run = Shbot(tmp_path, *PLAY, "--db", str(db))
+    run.wait_for(CHOICE)
+    with sqlite3.connect(db) as conn:  # the disk refuses every further action
+        conn.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON actions"
+            " BEGIN SELECT RAISE(ABORT, 'disk on fire'); END"
+        )
+    run.send(b"1\n")
+    assert run.finish(timeout=10) == 1
+    no_traceback(run)
+    [line] = run.err.strip().splitlines()  # one line: no log records, no traceback
+    assert line.startswith("shbot: game #1 stopped on a fault")
+    assert "disk on fire" in line and "shbot play --resume 1" in line
+    status, reason, actions = stored(db)
+    assert status == "paused" and reason
+
+    with sqlite3.connect(db) as conn:  # the cause is fixed
+        conn.execute("DROP TRIGGER refuse")
+    again = Shbot(tmp_path, "play", "--resume", "1", "--db", str(db), stdin=ANSWERS)
+    assert again.finish() == 0, again.err
+    no_traceback(again)
+    assert CHOICE in again.out
+    status, reason, resumed = stored(db)
+    assert status == "finished" and resumed > actions
