@@ -108,6 +108,10 @@ _SUSPICION_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="suspic
 # The decision loop wakes at least this often to check that someone is on the clock, even
 # when nothing tells it to (a safety net: an AI task that ends always wakes it at once).
 SUPERVISE_EVERY_S = 30.0
+# A prompt shown later than this after it was asked moves its deadline by the delay.
+VISIBLE_SLACK_S = 0.5
+# ... unless the front-end has shown nothing for this long: then the clock runs anyway.
+MAX_UNSEEN_S = 300.0
 
 RESTART_NOTICE = "The bot restarted: the game resumes where it stopped."
 RESUME_NOTICE = "The game resumes where it stopped."
@@ -301,6 +305,7 @@ class GameSession:
         self._open: dict[int, dict[PromptKind, Prompt]] = {}
         self._ai_tasks: dict[int, asyncio.Task[None]] = {}  # seat -> AI deciding this turn
         self._asked: int | None = None  # the decision whose seats are all being asked
+        self._asked_at = 0.0  # when its prompts were queued (time.monotonic)
         self._decision_deadline: float | None = None  # its running timer, if any
         self._expiries: dict[int, int] = dict(resume.expiries) if resume else {}
         self._unshown = resume.unshown if resume else ()
@@ -669,10 +674,16 @@ class GameSession:
             await self._supervise(turn, deadline)
             # After the prompts: a front-end may build its message from both.
             self._announce_waiting(deadline)
+            seen: asyncio.Future[float] | None = self._visible() if deadline else None
             while self._turn == turn and not game.is_over:
                 self._raise_failure()
+                if seen is not None and seen.done():
+                    deadline = await self._clock_from_seen(seen.result(), deadline)
+                    seen = None
                 self._changed.clear()
                 remaining = None if deadline is None else max(0.0, deadline - self.clock())
+                if seen is not None and time.monotonic() - self._asked_at < MAX_UNSEEN_S:
+                    remaining = None  # the clock has not started: nobody sees the prompt yet
                 limit = SUPERVISE_EVERY_S if remaining is None else remaining
                 limit = min(limit, SUPERVISE_EVERY_S)
                 try:
@@ -688,6 +699,30 @@ class GameSession:
         finally:
             self._asked = None
         self._end_turn()
+
+    def _visible(self) -> asyncio.Future[float]:
+        """Resolves (`time.monotonic`) once the table can see everything queued so far;
+        the decision loop wakes then."""
+        seen = self._outbox.seen()
+        self._asked_at = time.monotonic()
+        seen.add_done_callback(lambda _: self._changed.set())
+        return seen
+
+    async def _clock_from_seen(self, seen_at: float, deadline: float | None) -> float | None:
+        """A player's clock starts when the message that asks them is shown, not when it
+        is queued: a slow front-end (Discord retrying, rate limits) moves the deadline."""
+        late = seen_at - self._asked_at
+        if deadline is None or late <= VISIBLE_SLACK_S:
+            return deadline
+        async with self._lock:
+            deadline += late
+            self._decision_deadline = deadline
+            await self._store_deadline(deadline)
+            log.info(
+                "game %d: the prompt was shown %.1f s late: the clock waits", self.game_id, late
+            )
+            self._announce_waiting(deadline)
+        return deadline
 
     async def _wait_changed(self, timeout: float | None) -> None:
         """Wait until something changed, or raise TimeoutError after `timeout` seconds."""
@@ -740,16 +775,26 @@ class GameSession:
         await self._store_deadline(deadline)
         for seat in humans:
             self._issue_claim_prompt(seat)
+        seen: asyncio.Future[float] | None = self._visible() if deadline else None
         while self._turn == turn and not self.game.is_over:
             if not any(PromptKind.CLAIM in self._open.get(s, {}) for s in humans):
                 break
             self._raise_failure()
+            if seen is not None and seen.done():
+                late = seen.result() - self._asked_at
+                if deadline is not None and late > VISIBLE_SLACK_S:
+                    deadline = self._claim_deadline = deadline + late  # as for decisions
+                    await self._store_deadline(deadline)
+                seen = None
             self._changed.clear()
             timeout = None if deadline is None else max(0.0, deadline - self.clock())
+            if seen is not None and time.monotonic() - self._asked_at < MAX_UNSEEN_S:
+                timeout = SUPERVISE_EVERY_S  # the window opens when the prompts are shown
             try:
                 await self._wait_changed(timeout)
             except TimeoutError:
-                break
+                if seen is None or seen.done():
+                    break  # else: still unseen, look again
         self._claim_window = set()
         for seat in humans:
             self._close(seat, PromptKind.CLAIM, "The claim window is closed.")

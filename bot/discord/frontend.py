@@ -708,10 +708,16 @@ class DiscordFrontend:
     async def resume(self, table: Table) -> None:
         """The game carries on after a restart: find the messages of its open vote and
         prompts again (the prompts still open are asked again next)."""
+        old = self.state(table.game_id)
+        if old.vote is not None and old.vote.refresh is not None:
+            old.vote.refresh.cancel()
+        # What this process remembers of the game's messages is superseded by the book
+        # (a host's /resume rebuilt the session in this process): start afresh from it.
+        state = self._games[table.game_id] = _GameState(pace=old.pace, closed_dms=old.closed_dms)
         if self.book is None:
             return
         try:
-            self.state(table.game_id).restored = await self.book.shown_messages(table.game_id)
+            state.restored = await self.book.shown_messages(table.game_id)
         except Exception as exc:  # best effort: the old buttons answer that they are stale
             log.warning("game %d: message ids not read (%s)", table.game_id, type(exc).__name__)
 

@@ -12,7 +12,7 @@ import pytest
 
 from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
-from bot.ports import AIControlsSeat, Prompt, PromptKind
+from bot.ports import AIControlsSeat, Prompt, PromptKind, Table
 from bot.session import GameSession, SessionOptions
 from bot.storage import Storage
 from bot.timers import Timers
@@ -197,3 +197,25 @@ async def test_claim_windows_already_closed_are_not_reopened_by_a_restart(
     assert all(p.kind is PromptKind.ACTION for p in fake.prompts(resumed.game_id))
     await manager.shutdown()
     await store.close()
+
+
+async def test_a_players_clock_starts_when_their_prompt_is_shown(session_store: Storage) -> None:
+    """A front-end that takes a second to show each prompt (Discord retrying, a rate
+    limit) must not eat a 0.6-second clock: the deadline moves by the delay (issue 18,
+    item 12). The member answers the moment the prompt is shown."""
+
+    class Slow(FakeFrontend):
+        async def ask(self, table: Table, prompt: Prompt) -> None:
+            await asyncio.sleep(1.0)
+            await super().ask(table, prompt)
+
+    fast = Timers(nominate=0.6, vote=0.6, policy=0.6, power=0.6, claim=0.6, grace=0.6)
+    options = SessionOptions(timers=fast, substitute="selfish", suspicion=False)
+    fake = Slow(answer=scripted)
+    manager = SessionManager(session_store, fake)
+    session = await manager.create(members(1), players=5, fill_with_ai=True, options=options)
+    await until(lambda: len(fake.prompts(session.game_id, 0)) >= 3, timeout=30)
+    await session.cancel("enough")
+    closed = [reason for _, reason in fake.of(session.game_id, "withdraw")]
+    assert not [r for r in closed if r.startswith("Time is up")], closed
+    assert session.fallbacks == 0

@@ -426,6 +426,10 @@ async def test_a_paused_game_refuses_clicks_until_the_host_resumes_it(
         lambda: any(notice in m.content for m in table.channel_messages()),
         what="the resumed game's notice",
     )
+    # The same vote message carries on (its buttons bound again, nothing posted twice):
+    # a member whose click was refused while the game was paused clicks it again.
+    assert [m.id for m in table.channel_messages() if "**Vote**" in m.content] == [vote.id]
+    driver.done.clear()
     await driver.play(until=lambda: reveal_posted(table))
     assert (await stored(table, game_id)).status == "finished"
     nothing = await alice.slash(table.channel, "resume")

@@ -63,6 +63,14 @@ class RecordingDesk:
     async def demo(self, interaction: discord.Interaction, players: int, speed: str) -> None:
         await answer(interaction, "demo")
 
+    async def place_lost(
+        self, reason: str, *, channel_id: int | None, guild_id: int | None
+    ) -> None:
+        """No games here."""
+
+    def permissions_changed(self, guild_id: int, channel_id: int | None = None) -> None:
+        """No games here."""
+
 
 @pytest.fixture
 async def table(tmp_path: Path) -> AsyncIterator[Harness]:
