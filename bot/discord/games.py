@@ -50,6 +50,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEMO_PACE = {"fast": 0.5, "normal": 2.0, "slow": 4.0}  # seconds between demo messages
+DEMO_COOLDOWN_S = 120.0  # a channel starts at most one demo this often
+DEMO_LIMIT = 2  # demo games running at once in one server
 
 T = TypeVar("T")
 
@@ -80,6 +82,7 @@ class _Meta:
 
     host_id: int | None = None
     pace: float = 0.0
+    demo: bool = False  # a bot-only game started by /demo
     cancel_request: str | None = None  # the open /cancel request, bound into its buttons
     cancel_votes: set[int] = field(default_factory=set)  # who agreed to that request
 
@@ -103,6 +106,7 @@ class DiscordGames:
         self._manager: SessionManager | None = None
         self._frontend: DiscordFrontend | None = None
         self._meta: dict[int, _Meta] = {}
+        self._demo_started: dict[int, float] = {}  # channel id -> when its last demo began
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -150,6 +154,7 @@ class DiscordGames:
         host = stored.options.get("host_id")
         meta.host_id = int(host) if host is not None else None
         meta.pace = float(stored.options.get("pace", 0.0))
+        meta.demo = bool(stored.options.get("demo", False))
         if meta.pace:
             self.frontend.set_pace(stored.id, meta.pace)
         return self.frontend
@@ -218,10 +223,18 @@ class DiscordGames:
         if missing := missing_here(interaction):
             await answer(interaction, texts.MISSING_HERE.format(names=", ".join(missing)))
             return
+        if refusal := self._demo_refusal(interaction.guild_id, interaction.channel_id):
+            await answer(interaction, refusal)
+            return
+        self._demo_started[interaction.channel_id] = self.clock()
         pace = DEMO_PACE[speed]
         spec = self.config.ai_spec(self.config.ai_default)
+        # The AI moves at the pace of the narration: the game is where the channel reads.
         options = SessionOptions(
-            timers=Timers.off(), substitute=spec, ai_budget_s=self.config.ai_seconds
+            timers=Timers.off(),
+            substitute=spec,
+            ai_budget_s=self.config.ai_seconds,
+            ai_pace_s=pace,
         )
         # Creating the game writes to the database: acknowledge first (3-second window).
         await acknowledge(interaction)
@@ -239,7 +252,7 @@ class DiscordGames:
             )
         )
         meta = self._meta_of(session.game_id)
-        meta.host_id, meta.pace = interaction.user.id, pace
+        meta.host_id, meta.pace, meta.demo = interaction.user.id, pace, True
         self.frontend.set_pace(session.game_id, pace)
         await announce(
             interaction, texts.DEMO_STARTING, content=texts.DEMO_STARTED.format(players=players)
@@ -271,6 +284,21 @@ class DiscordGames:
         for session in self._manager.sessions:
             if session.guild_id == guild_id and channel_id in (None, session.channel_id):
                 session.outbox.nudge()
+
+    def _demo_refusal(self, guild_id: int | None, channel_id: int) -> str | None:
+        """Why a /demo may not start now (a channel's cooldown, a server's limit), if so."""
+        last = self._demo_started.get(channel_id)
+        if last is not None and self.clock() - last < DEMO_COOLDOWN_S:
+            when = f"<t:{int(last + DEMO_COOLDOWN_S)}:R>"
+            return texts.DEMO_COOLDOWN.format(when=when)
+        running = [
+            s
+            for s in self.manager.sessions
+            if s.guild_id == guild_id and not s.is_over and self._meta_of(s.game_id).demo
+        ]
+        if len(running) >= DEMO_LIMIT:
+            return texts.DEMO_LIMIT.format(limit=DEMO_LIMIT)
+        return None
 
     # --- components ---------------------------------------------------------------------
 

@@ -51,6 +51,8 @@ NO_LOBBY_HERE = "There is no open lobby in this channel. Start one with /newgame
 LOBBY_ALREADY_HERE = "There is already an open lobby in this channel: {link}"
 LOBBY_HERE_NO_DEMO = "A lobby is open in this channel; start or cancel it first."
 GAME_ALREADY_HERE = "A game is already running in this channel; /status shows it."
+DEMO_COOLDOWN = "A demo was started here a moment ago; the next one can start {when}."
+DEMO_LIMIT = "{limit} demo games already run in this server; wait for one to end."
 GUILD_ONLY = "This command works in a server channel, not in direct messages."
 MISSING_HERE = (
     "A game cannot run in this channel: the bot lacks **{names}** here. A server admin "

@@ -363,6 +363,33 @@ async def test_demo_plays_a_bot_only_game(tmp_path: Path, monkeypatch: pytest.Mo
             assert all(c.get("label", "").startswith("Show") for c in components(message))
 
 
+async def test_demo_has_a_channel_cooldown_and_a_server_limit(tmp_path: Path) -> None:
+    """Message volume (issue 18, item 11): /demo cannot flood a server."""
+    async with open_table(tmp_path, FAST) as table:
+        alice = table.members[0]
+        first = await alice.slash(table.channel, "demo", players=5, speed="slow")
+        assert told(first) == texts.DEMO_STARTING
+        game_id = table.bot.games.game_in(table.channel.id)
+        assert game_id is not None
+        await table.bot.games.manager.get(game_id).cancel("test")  # type: ignore[union-attr]
+        again = await alice.slash(table.channel, "demo", players=5, speed="slow")
+        assert told(again).startswith(texts.DEMO_COOLDOWN.split("{")[0])
+        # Other channels of the server: two demos at once, not three.
+        rooms = [table.guild.create_text_channel(f"demo-{i}") for i in range(3)]
+        assert told(await alice.slash(rooms[0], "demo", players=5, speed="slow")) == (
+            texts.DEMO_STARTING
+        )
+        assert told(await alice.slash(rooms[1], "demo", players=5, speed="slow")) == (
+            texts.DEMO_STARTING
+        )
+        third = await alice.slash(rooms[2], "demo", players=5, speed="slow")
+        assert told(third) == texts.DEMO_LIMIT.format(limit=2)
+        for room in rooms[:2]:
+            running = table.bot.games.game_in(room.id)
+            assert running is not None
+            await table.bot.games.manager.get(running).cancel("test")  # type: ignore[union-attr]
+
+
 async def test_an_ai_seat_added_at_its_own_strength_plays_that_agent(tmp_path: Path) -> None:
     config = replace(FAST, ai_specs={"easy": "selfish", "normal": "random", "strong": "random"})
     async with open_table(tmp_path, config) as table:
