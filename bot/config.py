@@ -19,6 +19,8 @@ from dotenv import dotenv_values, find_dotenv
 
 from agents.registry import AgentSpec
 
+from .storage import GameScope, StorageError
+
 # The lobby's "AI strength" choices, weakest first.
 STRENGTHS = ("easy", "normal", "strong")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -26,6 +28,13 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 class ConfigError(ValueError):
     """A configuration value is missing or malformed; the message names the variable."""
+
+
+class ShardConflict(ConfigError, StorageError):
+    """This process's shards clash with another running process of the same bot on the
+    same database (a different SHARD_COUNT, a shard run twice, two processes that each run
+    every shard): starting would drive one game from two processes. The message names
+    the fix. A `StorageError` too, so whatever reports storage faults reports this one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +71,20 @@ class Config:
     shard_ids: tuple[int, ...] | None = None  # this process's shards; None: all of them
     sync_commands: bool = True  # push the app commands to Discord at start
     dm_secrets: bool = True  # also DM players their private information (best effort)
+
+    @property
+    def game_scope(self) -> GameScope:
+        """The stored games this process drives: every process of one bot shares one
+        database (DATABASE_PATH), and each resumes the games of its own shards' guilds
+        (however SHARD_COUNT was set when they started), never a game without a channel
+        (the terminal's)."""
+        if self.shard_ids is None:
+            return GameScope(channel_required=True)
+        return GameScope(
+            channel_required=True,
+            shard_count=self.shard_count,
+            shard_ids=frozenset(self.shard_ids),
+        )
 
     @property
     def log_level_number(self) -> int:

@@ -2,7 +2,10 @@
 
 `SessionManager` stores a new game before its first move, builds its `GameSession` and
 starts it; on start-up `recover()` replays every unfinished stored game (running or
-paused) and resumes it. A game whose task died stays registered, paused, until a host
+paused) of its scope and resumes it: the Discord bot's scope is the games with a channel
+on its own shards (`Config.game_scope`), claimed against the bot's other processes
+(`ShardClaim`); a game that no longer replays is marked damaged and skipped, the others
+resume. A game whose task died stays registered, paused, until a host
 resumes it (`resume_paused`) or cancels it. Front-ends find a game's session here (`get`,
 `for_channel`, `games_of`).
 """
@@ -10,21 +13,26 @@ resumes it (`resume_paused`) or cancels it. Front-ends find a game's session her
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
 import random
+import re
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from agents.registry import AgentSpec
 from engine import STANDARD, Game, RecordError, Variant
 
 from .agent_port import AgentPort, InProcessAgents, available, default_substitute
+from .config import ShardConflict
 from .frontends import bind_frontend
 from .ports import Frontend, SeatInfo
 from .session import RESTART_NOTICE, RESUME_NOTICE, GameSession, SessionOptions
-from .storage import SeatRecord, Storage, StorageError, StoredGame
+from .storage import GameScope, SeatRecord, Storage, StorageError, StoredGame
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +64,7 @@ class SessionManager:
         self.clock = clock
         self._sessions: dict[int, GameSession] = {}
         self._watchers: set[asyncio.Task[None]] = set()
+        self._claim: ShardClaim | None = None  # this process's shards of the database
 
     # --- lookup -------------------------------------------------------------------------
 
@@ -157,22 +166,40 @@ class SessionManager:
     # --- restart recovery -------------------------------------------------------------
 
     async def recover(
-        self, frontend_for: Callable[[StoredGame], Frontend] | None = None
+        self,
+        frontend_for: Callable[[StoredGame], Frontend] | None = None,
+        *,
+        scope: GameScope | None = None,
     ) -> list[GameSession]:
-        """Resume every unfinished stored game; returns the sessions now running.
+        """Resume every unfinished stored game in `scope` (default: all of them); returns
+        the sessions now running.
 
-        Paused games are resumed too: the restart may have fixed what paused them. A
-        game whose record no longer replays is left as it is in storage and logged.
+        The Discord bot passes its `Config.game_scope`: the games with a channel (never
+        the terminal's), of the guilds on its shards. With a scope, this process first
+        claims its shards of the database (`ShardClaim`), or raises `ShardConflict`
+        naming the fix if another running process of the bot has them.
+
+        Paused games are resumed too: the restart may have fixed what paused them. A game
+        that does not read back or replay is marked damaged (with its reason, never a
+        secret) and never resumed again; any other game that fails to resume is logged
+        and skipped. Either way the other games resume.
         """
+        if scope is not None and self._claim is None:
+            self._claim = ShardClaim.take(self.store.path, scope)
         resumed = []
-        for stored in await self.store.unfinished_games():
+        for stored in await self.store.unfinished_games(scope):
             if stored.id in self._sessions:
                 continue
             try:
-                session = self.resume(stored, frontend_for(stored) if frontend_for else None)
-            except (RecordError, ValueError) as exc:
-                # Only the type: the message may quote a private action (a discard).
-                log.error("game %d cannot be resumed (%s)", stored.id, type(exc).__name__)
+                frontend = frontend_for(stored) if frontend_for else None
+                session = self.resume(stored, frontend)
+            except RecordError as exc:
+                await self._damaged(stored.id, _replay_fault(exc))
+                continue
+            except Exception as exc:
+                # Only the type: the message may quote a private action (a discard). Not
+                # marked: the fault may be this code's, and the next start tries again.
+                log.error("game %d cannot be resumed (%s); skipped", stored.id, type(exc).__name__)
                 continue
             if stored.status == "paused":
                 try:
@@ -185,6 +212,12 @@ class SessionManager:
             session.start()
             resumed.append(session)
         return resumed
+
+    async def _damaged(self, game_id: int, reason: str) -> None:
+        try:
+            await self.store.mark_damaged(game_id, reason)  # logs it
+        except StorageError as exc:
+            log.error("game %d is damaged (%s), not marked (%s)", game_id, reason, exc)
 
     async def resume_paused(self, game_id: int) -> GameSession:
         """Carry on a paused game: rebuild its session from storage (as a restart does,
@@ -200,9 +233,12 @@ class SessionManager:
         if stored.status not in ("running", "paused"):
             raise ValueError(f"Game #{game_id} is {stored.status}.")
         frontend = old.frontend if old is not None else None
-        session = self._build(stored, frontend, notice=RESUME_NOTICE)  # replays, or raises
         if old is not None:
-            await old.stop()  # ends its publisher; its game task is gone already
+            # Its game task is gone already; this shows what its outbox still holds and
+            # stores the delivery cursor, so the new session re-sends nothing twice.
+            await old.stop()
+            stored = await self.store.load_game(game_id)
+        session = self._build(stored, frontend, notice=RESUME_NOTICE)  # replays, or raises
         await self.store.resume_game(game_id)
         log.info("game %d resumed (it was paused: %s)", game_id, stored.pause_reason)
         self._register(session)
@@ -263,13 +299,31 @@ class SessionManager:
             watcher.cancel()
         await asyncio.gather(*self._watchers, return_exceptions=True)
         self._sessions.clear()
+        if self._claim is not None:
+            self._claim.release()
+            self._claim = None
 
     def _register(self, session: GameSession) -> None:
         self._sessions[session.game_id] = session
+        session.on_restored = self._restored
         bind_frontend(session.frontend, session)
         watcher = asyncio.create_task(self._forget_when_done(session))
         self._watchers.add(watcher)
         watcher.add_done_callback(self._watchers.discard)
+
+    async def _restored(self, session: GameSession) -> None:
+        """Messages reach the table again after a missing permission paused the game:
+        carry it on (in a task of its own: the old session's outbox calls this, and
+        resuming stops that session)."""
+        task = asyncio.create_task(self._resume_restored(session.game_id))
+        self._watchers.add(task)
+        task.add_done_callback(self._watchers.discard)
+
+    async def _resume_restored(self, game_id: int) -> None:
+        try:
+            await self.resume_paused(game_id)
+        except (ValueError, RecordError, StorageError) as exc:
+            log.error("game %d stays paused (%s)", game_id, type(exc).__name__)
 
     async def _forget_when_done(self, session: GameSession) -> None:
         # A paused game stays registered until it is cancelled or resumed (replaced): its
@@ -299,3 +353,173 @@ def _mend(game_id: int, where: str, spec: str, fallback: str) -> str:
         mended,
     )
     return str(mended)
+
+
+def _replay_fault(exc: RecordError) -> str:
+    """Why a record does not replay, for the log and hosts: the action's index only (the
+    exception's message quotes the action, which may be a discard or a vote)."""
+    found = re.match(r"Action (\d+) ", str(exc))
+    where = f" at action {found.group(1)}" if found else ""
+    return f"the action log does not replay{where} (RecordError)"
+
+
+class ShardClaim:
+    """This process's claim on the games of its shards in one database file.
+
+    Every process of one bot shares one database; each drives the games of the guilds on
+    its shards. Two running processes must never claim the same guild, or one game would
+    be driven twice. The claim is a set of OS file locks (`flock`) on small files in a
+    folder beside the database, `<database>.shards/`; the kernel releases them when the
+    process ends, however it ends, so a crashed process never blocks the next start:
+
+    - `every`: held exclusively by a process that runs every shard (no SHARD_IDS), shared
+      by each sharded process: the two kinds never run together.
+    - `count-N`: shared by each process running with SHARD_COUNT=N. A process finds a
+      live process of another count by trying that count's file.
+    - `shard-S`: held exclusively by the process running shard S.
+    - `guard`: held while a process claims, so that claims (and their looks at other
+      counts' files) happen one at a time: two processes starting at once cannot both
+      miss each other, nor mistake each other's look for a live process.
+
+    Within one process claims never clash (tests run several bots in one process); locks
+    only tell processes apart, which is what matters. The folder must be on a local file
+    system shared by every process: the same host, as SQLite itself requires. Without
+    `fcntl` (Windows) there is no claim.
+    """
+
+    GUARD_WAIT_S = 10.0  # another process claiming: wait this long for it
+    _held: ClassVar[dict[str, tuple[int, int]]] = {}  # lock file -> (fd, claims using it)
+    _mutex = threading.RLock()  # take() releases a failed claim while holding it
+
+    def __init__(self) -> None:
+        self._files: list[str] = []
+
+    @classmethod
+    def take(cls, database: str, scope: GameScope) -> ShardClaim:
+        """Claim `scope`'s shards of `database`, or raise `ShardConflict` naming the fix."""
+        claim = cls()
+        if database == ":memory:" or database.startswith("file:"):
+            return claim  # a private database: no other process can drive its games
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            return claim
+        folder = os.path.abspath(database) + ".shards"
+        os.makedirs(folder, exist_ok=True)
+        with cls._mutex, _guard(folder, cls.GUARD_WAIT_S, database):
+            try:
+                claim._claim(folder, database, scope, fcntl.LOCK_SH, fcntl.LOCK_EX)
+            except BaseException:
+                claim.release()
+                raise
+        return claim
+
+    def _claim(self, folder: str, database: str, scope: GameScope, shared: int, mine: int) -> None:
+        if scope.shard_ids is None:
+            if not self._lock(folder, "every", mine):
+                raise ShardConflict(
+                    f"Another process of this bot already drives the games in {database}."
+                    " A process without SHARD_IDS runs every shard, so it must be the only"
+                    " one: stop the other, or give every process the same SHARD_COUNT and"
+                    " its own SHARD_IDS."
+                )
+            return
+        count = scope.shard_count
+        if not self._lock(folder, "every", shared):
+            raise ShardConflict(
+                f"A process running every shard (no SHARD_IDS) already drives the games in"
+                f" {database}: stop it, or start it with SHARD_COUNT={count} and its own"
+                " SHARD_IDS too."
+            )
+        other = _live_other_count(folder, count, self._held)
+        if other is not None or not self._lock(folder, f"count-{count}", shared):
+            raise ShardConflict(
+                f"Another process of this bot runs with SHARD_COUNT={other or '?'} on"
+                f" {database}, and this one with SHARD_COUNT={count}: every process of one bot"
+                f" must use the same SHARD_COUNT. Stop them all, then start each with"
+                f" SHARD_COUNT={count} and its own SHARD_IDS."
+            )
+        for shard in sorted(scope.shard_ids):
+            if not self._lock(folder, f"shard-{shard}", mine):
+                raise ShardConflict(
+                    f"Shard {shard} already runs in another process on {database}. Give each"
+                    f" process its own SHARD_IDS: together they list 0..{(count or 1) - 1}"
+                    " once each."
+                )
+
+    def _lock(self, folder: str, name: str, mode: int) -> bool:
+        """Take one lock file (or count one more use, if this process holds it already)."""
+        import fcntl
+
+        path = os.path.join(folder, name)
+        held = self._held.get(path)
+        if held is None:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            try:
+                fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                return False
+            held = (fd, 0)
+        self._held[path] = (held[0], held[1] + 1)
+        self._files.append(path)
+        return True
+
+    def release(self) -> None:
+        """Give the claim up (idempotent); the files stay, unlocked."""
+        with self._mutex:
+            for path in self._files:
+                fd, users = self._held.get(path, (-1, 0))
+                if users > 1:
+                    self._held[path] = (fd, users - 1)
+                elif fd >= 0:
+                    del self._held[path]
+                    os.close(fd)  # closing drops the lock
+            self._files = []
+
+
+@contextlib.contextmanager
+def _guard(folder: str, wait_s: float, database: str) -> Iterator[None]:
+    """Hold `<folder>/guard` exclusively: one claim at a time across processes."""
+    import fcntl
+
+    fd = os.open(os.path.join(folder, "guard"), os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise ShardConflict(
+                        f"Another process has been claiming its shards of {database} for"
+                        f" {wait_s:g} s: it hangs. Stop it, then start this one again."
+                    ) from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)  # closing drops the lock
+
+
+def _live_other_count(folder: str, count: int | None, held: Mapping[str, object]) -> str | None:
+    """The SHARD_COUNT another live process runs with on this database, if any. Called
+    under the guard: a count file that can be locked exclusively is nobody's."""
+    import fcntl
+
+    for entry in sorted(os.listdir(folder)):
+        other = entry.removeprefix("count-")
+        path = os.path.join(folder, entry)
+        if other == entry or other == str(count) or path in held:
+            continue
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return other
+        finally:
+            os.close(fd)  # closing drops the look's lock
+    return None

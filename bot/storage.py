@@ -13,16 +13,31 @@ short indexed queries, so the lock costs little; `busy_timeout` covers another p
 (say `shbot` stats from a shell) touching the same file. WAL lets such a reader run
 alongside us, and `synchronous=FULL` makes a commit durable before it is acknowledged.
 
+Processes: every process of one bot (one per group of shards, all on one host) opens the
+same file; each drives the games of its own shards (`GameScope`), and the first open of a
+new file by many processes at once is safe (see `_prepare`). The terminal shares the file
+too: its games have no channel, and the bot never resumes them.
+
+Faults are typed (`StorageError` and its subclasses), each with one line that names the
+cause and the fix: a read-only file or directory, permission denied, not shbot's file, a
+newer schema, a damaged file, a lock held too long, a full disk. A single game that no
+longer reads back is isolated: marked `damaged` with its reason and skipped, while the
+others resume (`unfinished_games`).
+
 Times are epoch seconds (float). All SQL is parameterised.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import math
 import os
+import random
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -39,13 +54,62 @@ from engine import Action, GameRecord, Party, RecordError, Role, Variant, WinRea
 from .migrations import SCHEMA_VERSION, migrate, user_version
 from .migrations import run as _all
 
+log = logging.getLogger(__name__)
+
 BUSY_TIMEOUT_MS = 5000  # another process holding the write lock: wait this long, then fail
-STATUSES = ("running", "paused", "finished", "cancelled")
+STATUSES = ("running", "paused", "finished", "cancelled", "abandoned", "damaged")
 _INT64 = (-(2**63), 2**63 - 1)  # SQLite INTEGER range: seeds and Discord ids must fit
 
 
 class StorageError(Exception):
-    """A database problem with a message for the host (corrupt file, newer schema, unknown game)."""
+    """A database problem. `str()` is one line for the host: what happened to which file,
+    and what to do about it. The subclasses below name each cause a host can fix."""
+
+
+class CannotOpen(StorageError):
+    """The path cannot be opened: its directory is missing, or a file stands in its way."""
+
+
+class PermissionDenied(CannotOpen):
+    """The operating system refuses the bot's user access to the file or its directory."""
+
+
+class ReadOnlyDatabase(StorageError):
+    """The database can be read but not written (file, directory or file system)."""
+
+
+class NotShbotDatabase(StorageError):
+    """The file is not an SQLite database, or it is another program's."""
+
+
+class NewerDatabase(StorageError):
+    """The database was written by a newer shbot; it is left untouched."""
+
+
+class DamagedDatabase(StorageError):
+    """SQLite finds the file corrupt."""
+
+
+class DatabaseBusy(StorageError):
+    """Another program held the database's lock for longer than the busy timeout."""
+
+
+class DiskFull(StorageError):
+    """The database cannot grow: the disk (or SQLite's page limit) is full."""
+
+
+class DiskError(StorageError):
+    """The operating system failed to read or write the file (an I/O error)."""
+
+
+class GameDamaged(StorageError):
+    """One stored game does not read back; the others are fine. `reason` says what does
+    not read (a column, an action's index), never what it holds."""
+
+    def __init__(self, game_id: int, reason: str) -> None:
+        super().__init__(f"Game #{game_id} is damaged ({reason}); it is never resumed.")
+        self.game_id = game_id
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,13 +124,23 @@ class SeatRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class ShownMessage:
+    """A front-end message of a running game that a restart must find again: its id, its
+    public text as last shown, and the deadline it showed."""
+
+    message_id: int
+    content: str
+    deadline: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class StoredGame:
     """A game as stored: `record.replay()` rebuilds the identical `engine.Game`."""
 
     id: int
     guild_id: int | None
     channel_id: int | None
-    status: str  # "running" | "paused" | "finished" | "cancelled"
+    status: str  # one of STATUSES
     record: GameRecord
     seats: tuple[SeatRecord, ...]
     options: dict[str, Any]
@@ -137,6 +211,49 @@ class LeaderboardRow:
     win_rate: float
 
 
+@dataclass(frozen=True, slots=True)
+class GameScope:
+    """Which stored games one process drives (and so resumes after a restart).
+
+    Every process of one bot shares one database. Discord gives each guild to one shard,
+    `(guild_id >> 22) % shard_count` (a DM goes to shard 0), so a process running
+    `shard_ids` resumes exactly the games of its guilds, whatever SHARD_COUNT the games
+    were started under. `channel_required`: a game without a channel is the terminal's,
+    never the bot's.
+    """
+
+    channel_required: bool = False
+    shard_count: int | None = None  # None: this process runs every shard
+    shard_ids: frozenset[int] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.shard_count is None) != (self.shard_ids is None):
+            raise ValueError("A game scope needs both a shard count and shard ids, or neither.")
+        count, ids = self.shard_count, self.shard_ids
+        if count is not None and ids is not None and not all(0 <= s < count for s in ids):
+            raise ValueError(f"Shards {sorted(ids)} are not all below the count {count}.")
+
+    @property
+    def every_shard(self) -> bool:
+        """Whether this process runs every shard (one process for the whole bot)."""
+        return self.shard_ids is None
+
+    def shard_of(self, guild_id: int | None) -> int:
+        """The shard Discord gives a guild (a DM, guild None, is shard 0's)."""
+        count = self.shard_count or 1
+        return 0 if guild_id is None else (guild_id >> 22) % count
+
+    def owns(self, guild_id: object, channel_id: object) -> bool:
+        """Whether a game stored with these ids is this process's to drive. A row whose
+        guild id is not a number (damaged) is shard 0's, so one process marks it."""
+        if self.channel_required and channel_id is None:
+            return False
+        if self.shard_ids is None:
+            return True
+        guild = guild_id if isinstance(guild_id, int) else None
+        return self.shard_of(guild) in self.shard_ids
+
+
 _GAME_COLUMNS = (
     "id, guild_id, channel_id, players, variant, seed, status, options, deadline,"
     " created_at, finished_at, winner, win_reason, session_state, pause_reason"
@@ -150,41 +267,56 @@ _SUMMARY_COLUMNS = (
 class Storage:
     """The bot's database. Open with `await Storage.open(path)`; close with `close()`."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: str, clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        conn: aiosqlite.Connection,
+        path: str,
+        clock: Callable[[], float],
+        busy_timeout: float = BUSY_TIMEOUT_MS / 1000,
+    ) -> None:
         """Use `Storage.open`; this only wraps an already prepared connection."""
         self._conn: aiosqlite.Connection | None = conn
         self._path = path
         self._clock = clock
+        self._busy_timeout = busy_timeout
         self._lock = asyncio.Lock()
 
     # --- opening and closing ----------------------------------------------------------
 
     @classmethod
     async def open(
-        cls, path: str | os.PathLike[str], *, clock: Callable[[], float] = time.time
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        clock: Callable[[], float] = time.time,
+        busy_timeout: float = BUSY_TIMEOUT_MS / 1000,
     ) -> Storage:
         """Open (creating or migrating) the database at `path`; ":memory:" for tests.
 
-        Raises `StorageError` for a file that is not a readable shbot database or one
-        written by a newer shbot; such a file is never modified.
+        Many processes may open one new file at once (every shard process of a bot): the
+        first to take the write lock creates the schema, the others wait for it (up to
+        `busy_timeout` seconds) and find it done. Raises a `StorageError` subclass that
+        names the cause in one line: `CannotOpen` / `PermissionDenied`, `ReadOnlyDatabase`,
+        `NotShbotDatabase`, `NewerDatabase`, `DamagedDatabase`, `DatabaseBusy`... A file
+        that is not a healthy shbot database of a schema this code knows is never modified.
         """
         name = os.fspath(path)
-        connecting = aiosqlite.connect(name, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        connecting = aiosqlite.connect(name, isolation_level=None, timeout=busy_timeout)
         _daemonize(connecting)
         try:
             conn = await connecting
         except sqlite3.Error as exc:
             await _worker_finished(connecting)
-            raise StorageError(f"Cannot open the database {name}: {exc}.") from exc
+            raise _open_fault(exc, name, busy_timeout) from exc
         try:
-            await _prepare(conn, name)
+            await _prepare(conn, name, busy_timeout)
         except BaseException as exc:
             await conn.close()
-            if isinstance(exc, sqlite3.DatabaseError):
-                raise StorageError(_damaged(name, str(exc))) from exc
+            if isinstance(exc, sqlite3.Error):
+                raise _open_fault(exc, name, busy_timeout) from exc
             raise
         conn.row_factory = sqlite3.Row
-        return cls(conn, name, clock)
+        return cls(conn, name, clock, busy_timeout)
 
     async def close(self) -> None:
         """Close the database once the writes in flight have committed."""
@@ -423,6 +555,44 @@ class Storage:
         never an exception's message. It takes no actions until `resume_game`."""
         await self._set_status(game_id, "paused", reason, ("running", "paused"))
 
+    async def abandon_game(self, game_id: int, reason: str) -> None:
+        """Mark a running (or paused) game abandoned: it cannot be shown any more (its
+        channel was deleted, the bot left the server). Never resumed, never counted in
+        stats; `reason` (kept as the pause reason) says why, for hosts."""
+        await self._set_status(game_id, "abandoned", reason, ("running", "paused"))
+
+    # --- the front-end's messages of running games --------------------------------
+
+    async def shown_messages(self, game_id: int) -> dict[str, ShownMessage]:
+        """The messages remembered for a game, by key."""
+        async with self._read() as conn:
+            rows = await _all(
+                conn,
+                "SELECT key, message_id, content, deadline FROM game_messages WHERE game_id = ?",
+                (game_id,),
+            )
+        return {r["key"]: ShownMessage(r["message_id"], r["content"], r["deadline"]) for r in rows}
+
+    async def remember_message(self, game_id: int, key: str, message: ShownMessage) -> None:
+        """Remember (or replace) the message shown for `key` in a game."""
+        async with self._write() as conn:
+            await _all(
+                conn,
+                "INSERT OR REPLACE INTO game_messages (game_id, key, message_id, content, deadline)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (game_id, key, message.message_id, message.content, message.deadline),
+            )
+
+    async def forget_message(self, game_id: int, key: str | None = None) -> None:
+        """Forget the message of `key` in a game (None: every message of the game)."""
+        async with self._write() as conn:
+            if key is None:
+                await _all(conn, "DELETE FROM game_messages WHERE game_id = ?", (game_id,))
+            else:
+                await _all(
+                    conn, "DELETE FROM game_messages WHERE game_id = ? AND key = ?", (game_id, key)
+                )
+
     async def resume_game(self, game_id: int) -> None:
         """Mark a paused game running again (a running one stays as it is)."""
         await self._set_status(game_id, "running", None, ("running", "paused"))
@@ -450,16 +620,41 @@ class Storage:
                 raise StorageError(f"No game #{game_id}.")
             return await self._stored_game(conn, row)
 
-    async def unfinished_games(self) -> list[StoredGame]:
-        """Every running or paused game, oldest first: what restart recovery resumes
-        (a restart may have fixed what paused a game)."""
+    async def unfinished_games(self, scope: GameScope | None = None) -> list[StoredGame]:
+        """Every running or paused game in `scope` (default: all), oldest first: what
+        restart recovery resumes (a restart may have fixed what paused a game).
+
+        A game that does not read back is isolated: marked damaged with its reason (see
+        `mark_damaged`), left out, and never returned again; the others come back.
+        """
+        games: list[StoredGame] = []
+        damaged: list[GameDamaged] = []
         async with self._read() as conn:
             rows = await _all(
                 conn,
                 f"SELECT {_GAME_COLUMNS} FROM games WHERE status IN ('running', 'paused')"
                 " ORDER BY id",
             )
-            return [await self._stored_game(conn, row) for row in rows]
+            for row in rows:
+                if scope is not None and not scope.owns(row["guild_id"], row["channel_id"]):
+                    continue
+                try:
+                    games.append(await self._stored_game(conn, row))
+                except GameDamaged as exc:
+                    damaged.append(exc)
+        for fault in damaged:
+            try:
+                await self.mark_damaged(fault.game_id, fault.reason)
+            except StorageError as error:  # skipped all the same; the next start tries again
+                log.error("game %d: could not be marked damaged (%s)", fault.game_id, error)
+        return games
+
+    async def mark_damaged(self, game_id: int, reason: str) -> None:
+        """Mark a running (or paused) game damaged: it no longer reads back or replays.
+        It is never resumed again and never counted in stats; `reason` (a part and an
+        exception type, never a stored value) is kept for hosts and logged once."""
+        await self._set_status(game_id, "damaged", reason, ("running", "paused"))
+        log.error("game %d is damaged and will not be resumed: %s", game_id, reason)
 
     async def seat_history(self, game_id: int) -> list[SeatChange]:
         """Every change of seat controller in the game, in the order they happened."""
@@ -648,9 +843,11 @@ class Storage:
                 yield conn
                 await conn.commit()  # a failed COMMIT is rolled back below, too
             except BaseException as exc:
-                await conn.rollback()
+                with contextlib.suppress(sqlite3.Error):  # a failed disk may refuse it too
+                    await conn.rollback()
                 if isinstance(exc, sqlite3.Error):
-                    raise StorageError(f"The database refused the change: {exc}.") from exc
+                    fault = _fault(exc, self._path, self._busy_timeout)
+                    raise fault or StorageError(f"The database refused the change: {exc}.") from exc
                 raise
 
     @asynccontextmanager
@@ -662,9 +859,11 @@ class Storage:
                 await _all(conn, "BEGIN")
                 yield conn
             except sqlite3.Error as exc:
-                raise StorageError(f"The database could not be read: {exc}.") from exc
+                fault = _fault(exc, self._path, self._busy_timeout)
+                raise fault or StorageError(f"The database could not be read: {exc}.") from exc
             finally:
-                await conn.rollback()
+                with contextlib.suppress(sqlite3.Error):
+                    await conn.rollback()
 
     async def _require_game(self, conn: aiosqlite.Connection, game_id: int) -> None:
         if await _one(conn, "SELECT 1 FROM games WHERE id = ?", (game_id,)) is None:
@@ -676,6 +875,7 @@ class Storage:
         return {} if row is None else _json_object(row[0])
 
     async def _stored_game(self, conn: aiosqlite.Connection, row: sqlite3.Row) -> StoredGame:
+        """The game of a `games` row, or `GameDamaged` naming the part that does not read."""
         game_id = int(row["id"])
         seat_rows = await _all(
             conn,
@@ -685,67 +885,293 @@ class Storage:
         action_rows = await _all(
             conn, "SELECT seq, action FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
         )
-        try:
-            variant = Variant.from_dict(json.loads(row["variant"]))
-            actions: list[Action] = []
-            for seq, text in action_rows:
-                if seq != len(actions):
-                    raise RecordError(f"action {len(actions)} is missing")
-                actions.append(Action.from_dict(json.loads(text)))
-        except (RecordError, ValueError, TypeError) as exc:
-            raise StorageError(f"Game #{game_id} cannot be read back: {exc}") from exc
-        roles = tuple(Role(r["role"]) for r in seat_rows) if row["status"] == "finished" else None
-        return StoredGame(
-            id=game_id,
-            guild_id=row["guild_id"],
-            channel_id=row["channel_id"],
-            status=row["status"],
-            record=GameRecord(int(row["players"]), int(row["seed"]), variant, actions),
-            seats=tuple(
-                SeatRecord(r["seat"], r["name"], r["user_id"], r["agent"]) for r in seat_rows
-            ),
-            options=json.loads(row["options"]),
-            deadline=row["deadline"],
-            created_at=row["created_at"],
-            finished_at=row["finished_at"],
-            winner=Party(row["winner"]) if row["winner"] else None,
-            reason=WinReason(row["win_reason"]) if row["win_reason"] else None,
-            roles=roles,
-            session_state=_json_object(row["session_state"]),
-            pause_reason=row["pause_reason"],
-        )
+        return _read_back(game_id, row, seat_rows, action_rows)
 
 
-async def _prepare(conn: aiosqlite.Connection, name: str) -> None:
+def _read_back(
+    game_id: int,
+    row: sqlite3.Row,
+    seat_rows: Sequence[sqlite3.Row],
+    action_rows: Sequence[sqlite3.Row],
+) -> StoredGame:
+    """Parse a stored game part by part. A part that does not read raises `GameDamaged`
+    naming the part (a column, an action's index, a seat) and the exception's type, never
+    the value: a damaged action or seat may hold a hand, a vote or a role."""
+    try:
+        where = "players"
+        players = _integer(row["players"])
+        where = "seed"
+        seed = _integer(row["seed"])
+        where = "guild and channel ids"
+        guild_id = _optional_integer(row["guild_id"])
+        channel_id = _optional_integer(row["channel_id"])
+        where = "variant"
+        variant = Variant.from_dict(json.loads(row["variant"]))
+        actions: list[Action] = []
+        for seq, text in action_rows:
+            where = f"action {len(actions)}"
+            if seq != len(actions):
+                raise GameDamaged(game_id, f"action {len(actions)} is missing")
+            actions.append(Action.from_dict(json.loads(text)))
+        where = "seats"
+        numbers = [r["seat"] for r in seat_rows]
+        if numbers != list(range(players)):
+            raise GameDamaged(
+                game_id, f"seats: {players} seats expected, {len(numbers)} stored or misnumbered"
+            )
+        seats = []
+        for r in seat_rows:
+            where = f"seat {r['seat']}"
+            if not isinstance(r["name"], str) or not isinstance(r["agent"], str | None):
+                raise TypeError("a name or agent that is not text")
+            user_id = _optional_integer(r["user_id"])
+            seats.append(SeatRecord(r["seat"], r["name"], user_id, r["agent"]))
+        where = "roles"
+        finished = row["status"] == "finished"
+        roles = tuple(Role(r["role"]) for r in seat_rows) if finished else None
+        where = "options"
+        options = json.loads(row["options"])
+        if not isinstance(options, dict):
+            raise TypeError("not a JSON object")
+        where = "result"
+        winner = Party(row["winner"]) if row["winner"] else None
+        reason = WinReason(row["win_reason"]) if row["win_reason"] else None
+    except GameDamaged:
+        raise
+    except (RecordError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise GameDamaged(game_id, f"{where} does not read ({type(exc).__name__})") from exc
+    return StoredGame(
+        id=game_id,
+        guild_id=guild_id,
+        channel_id=channel_id,
+        status=row["status"],
+        record=GameRecord(players, seed, variant, actions),
+        seats=tuple(seats),
+        options=options,
+        deadline=row["deadline"] if isinstance(row["deadline"], int | float) else None,
+        created_at=row["created_at"],
+        finished_at=row["finished_at"],
+        winner=winner,
+        reason=reason,
+        roles=roles,
+        session_state=_json_object(row["session_state"]),
+        pause_reason=row["pause_reason"],
+    )
+
+
+def _integer(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"not a whole number ({type(value).__name__})")
+    return value
+
+
+def _optional_integer(value: object) -> int | None:
+    return None if value is None else _integer(value)
+
+
+async def _prepare(conn: aiosqlite.Connection, name: str, busy_timeout: float) -> None:
     """Check the file, set the connection up, bring the schema to the latest version.
 
     Nothing is written until the file is known to be a healthy database of a schema
-    this code understands.
+    this code understands, and writable. Safe when many processes open one new file at
+    once: the check reads one snapshot (the schema version and the tables together), so
+    a file another process is initialising reads either as still empty or as shbot's at
+    some version; each migration step re-checks the version under the write lock.
     """
-    found = await user_version(conn)  # the first read: "file is not a database" shows here
+    # Before the first read: another process's lock is waited for, never an error.
+    await _all(conn, f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+    await _all(conn, "BEGIN")  # one snapshot for the two reads
+    try:
+        found = await user_version(conn)  # the first read: "file is not a database" shows here
+        row = await _one(conn, "SELECT count(*) FROM sqlite_master")
+    finally:
+        await conn.rollback()
+    tables = int(row[0]) if row is not None else 0
     if found > SCHEMA_VERSION:
-        raise StorageError(
+        raise NewerDatabase(
             f"{name} was written by a newer version of shbot (schema {found}, this version"
             f" knows {SCHEMA_VERSION}); refusing to touch it. Upgrade shbot, or point it at"
             " another database file."
         )
     if found < 0:
-        raise StorageError(_damaged(name, f"schema version {found}"))
-    if found == 0:
-        row = await _one(conn, "SELECT count(*) FROM sqlite_master")
-        if row is not None and row[0]:
-            raise StorageError(
-                f"{name} is a SQLite database, but not one of shbot's; refusing to touch it."
-                " Point shbot at a new file."
-            )
+        raise DamagedDatabase(_damaged(name, f"schema version {found}"))
+    if found == 0 and tables:
+        raise NotShbotDatabase(
+            f"{name} is a SQLite database, but not one of shbot's; refusing to touch it."
+            " Point shbot at a new file."
+        )
     problems = [r[0] for r in await _all(conn, "PRAGMA quick_check") if r[0] != "ok"]
     if problems:
-        raise StorageError(_damaged(name, "; ".join(problems[:3])))
-    await _all(conn, f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    await _all(conn, "PRAGMA journal_mode = WAL")  # stays "memory" for ":memory:"
+        raise DamagedDatabase(_damaged(name, "; ".join(problems[:3])))
+    # A read-only file, directory or file system is named now, not when the first move of
+    # a game fails to be stored. SQLite opens a file it may not write read-only, and in
+    # WAL mode even takes the write lock; only the first real write fails. So: ask the
+    # file system, then take the write lock once (writing nothing) for the rest.
+    fault = _access_fault(name)
+    if fault is not None:
+        raise fault
+    if name != ":memory:":
+        await _all(conn, "BEGIN IMMEDIATE")
+        await conn.rollback()
+    await _wal(conn, busy_timeout)  # stays "memory" for ":memory:"
     await _all(conn, "PRAGMA synchronous = FULL")  # a commit is on disk before the ack
     await _all(conn, "PRAGMA foreign_keys = ON")
     await migrate(conn)
+
+
+async def _wal(conn: aiosqlite.Connection, busy_timeout: float) -> None:
+    """Switch the file to WAL, waiting up to `busy_timeout` for other processes.
+
+    The switch reads, then needs the file to itself; when another process holds the
+    write lock meanwhile (creating the schema), SQLite answers "database is locked" at
+    once instead of waiting (waiting could deadlock). So: try again, briefly, until the
+    busy timeout, as the busy handler would have.
+    """
+    deadline = time.monotonic() + busy_timeout
+    while True:
+        try:
+            await _all(conn, "PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if _primary(exc) not in (_SQLITE_BUSY, _SQLITE_LOCKED) or time.monotonic() > deadline:
+                raise
+        await asyncio.sleep(random.uniform(0.002, 0.02))
+
+
+def _primary(exc: sqlite3.Error) -> int | None:
+    """SQLite's primary result code of an error (the low byte of its extended code)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+# SQLite's primary result codes (the low byte of an extended code).
+_SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
+_SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN = 10, 11, 13, 14
+_SQLITE_NOTADB = 26
+
+
+def _open_fault(exc: sqlite3.Error, name: str, busy_timeout: float) -> StorageError:
+    """The typed error, in one line, of a SQLite error while opening `name`."""
+    fault = _fault(exc, name, busy_timeout)
+    if fault is not None:
+        return fault
+    if isinstance(exc, sqlite3.DatabaseError):
+        return DamagedDatabase(_damaged(name, str(exc)))
+    return StorageError(f"Cannot open the database {name}: {exc}.")
+
+
+def _fault(exc: sqlite3.Error, name: str, busy_timeout: float) -> StorageError | None:
+    """The typed error, in one line, of a SQLite error about the database file itself
+    (None for any other error: a constraint, a bad query)."""
+    primary = _primary(exc)
+    detail = str(exc).strip().rstrip(".") or type(exc).__name__
+    if primary in (_SQLITE_CANTOPEN, _SQLITE_PERM):
+        return _access_fault(name) or CannotOpen(f"Cannot open the database {name}: {detail}.")
+    if primary == _SQLITE_READONLY:
+        return _access_fault(name) or ReadOnlyDatabase(
+            f"{name} is read-only ({detail}): shbot must write to it. Give the user shbot"
+            f" runs as ({_user()}) write access to the file and its directory, or point shbot"
+            " at another file."
+        )
+    if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        return DatabaseBusy(
+            f"{name} is locked by another program (waited {busy_timeout:g} s): close what"
+            " holds it in a long transaction (an sqlite3 shell, a backup tool) and try again."
+        )
+    if primary == _SQLITE_FULL:
+        return DiskFull(
+            f"The disk holding {name} is full (or the database reached its size limit);"
+            " the last change was not stored. Free some space and try again."
+        )
+    if primary == _SQLITE_IOERR:
+        return DiskError(
+            f"The disk failed reading or writing {name} ({detail}); check the disk and"
+            " its file system, then try again."
+        )
+    if primary == _SQLITE_NOTADB:
+        return NotShbotDatabase(_damaged(name, detail))
+    if primary == _SQLITE_CORRUPT:
+        return DamagedDatabase(_damaged(name, detail))
+    return None
+
+
+def _access_fault(name: str) -> StorageError | None:
+    """What the file system says about opening and writing `name`, if it refuses."""
+    if not name or name == ":memory:" or name.startswith("file:"):
+        return None  # private, or a URI: SQLite's own error says it best
+    path = Path(name)
+    user = _user()
+    for folder in (*reversed(path.parents), path):
+        try:
+            info = folder.stat()
+        except FileNotFoundError:
+            if folder == path:
+                break  # a new file: its directory decides below
+            return CannotOpen(
+                f"Cannot open the database {name}: the directory {folder} does not exist."
+                " Create it, or point shbot at another file."
+            )
+        except NotADirectoryError:
+            return CannotOpen(
+                f"Cannot open the database {name}: {folder.parent} is a file, not a directory."
+                " Point shbot at a path inside a directory."
+            )
+        except PermissionError:
+            return PermissionDenied(
+                f"Permission denied opening the database {name}: the user shbot runs as"
+                f" ({user}) may not enter {folder.parent}. Give it read and write access to"
+                " the database's directory and the directories above it."
+            )
+        if folder != path and not stat.S_ISDIR(info.st_mode):
+            return CannotOpen(
+                f"Cannot open the database {name}: {folder} is a file, not a directory."
+                " Point shbot at a path inside a directory."
+            )
+        if folder != path and not os.access(folder, os.X_OK):
+            return PermissionDenied(
+                f"Permission denied opening the database {name}: the user shbot runs as"
+                f" ({user}) may not enter {folder}. Give it read and write access to the"
+                " database's directory and the directories above it."
+            )
+    folder = path.parent
+    if path.exists():
+        if stat.S_ISDIR(path.stat().st_mode):
+            return CannotOpen(
+                f"Cannot open the database {name}: it is a directory. Point shbot at a file."
+            )
+        if not os.access(path, os.R_OK):
+            return PermissionDenied(
+                f"Permission denied: the user shbot runs as ({user}) may not read the"
+                f" database {name}. Give it read and write access to the file and its directory."
+            )
+        if not os.access(path, os.W_OK):
+            return ReadOnlyDatabase(
+                f"{name} is read-only for the user shbot runs as ({user}): shbot must write"
+                " to it. Give that user write access to the file and its directory, or point"
+                " shbot at another file."
+            )
+    beside = [Path(f"{name}-wal"), Path(f"{name}-shm")]
+    if not os.access(folder, os.W_OK) and not all(os.access(p, os.W_OK) for p in beside):
+        what = "the database" if path.exists() else "a new database"
+        return ReadOnlyDatabase(
+            f"{name}: the directory {folder} is read-only for the user shbot runs as ({user}),"
+            f" and SQLite must create files beside {what} (its -wal and -shm). Give that user"
+            " write access to the directory."
+        )
+    return None
+
+
+def _user() -> str:
+    """The user this process runs as, for messages: "name (uid N)"."""
+    uid = os.geteuid() if hasattr(os, "geteuid") else None
+    if uid is None:
+        return "this user"
+    try:
+        import pwd
+
+        return f"{pwd.getpwuid(uid).pw_name}, uid {uid}"
+    except (ImportError, KeyError):
+        return f"uid {uid}"
 
 
 def _daemonize(conn: aiosqlite.Connection) -> None:
