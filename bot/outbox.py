@@ -60,11 +60,16 @@ class Withdrawal:
 
 
 @dataclass(frozen=True, slots=True)
+class Flush:
+    """Everything queued so far was handed over (`Frontend.flush`); put by the outbox."""
+
+
+@dataclass(frozen=True, slots=True)
 class Resumed:
     """The game carries on after a restart (`Frontend.resume`)."""
 
 
-Message = Post | Private | Prompt | Withdrawal | Waiting | Reveal | Resumed
+Message = Post | Private | Prompt | Withdrawal | Waiting | Reveal | Resumed | Flush
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +100,8 @@ async def deliver(frontend: Frontend, table: Table, message: Message) -> None:
             await frontend.reveal(table, message)
         case Resumed():
             await frontend.resume(table)
+        case Flush():
+            await frontend.flush(table)
 
 
 class Outbox:
@@ -209,6 +216,10 @@ class Outbox:
                     return  # the place is lost: nothing more can be shown
                 self._items.popleft()
                 self.delivered += 1
+                if not self._items and not await self._deliver(
+                    _Item(Flush(), item.table, item.mark)
+                ):
+                    return  # the burst is over: what the front-end held back is shown now
                 self._release_barriers()
                 await self._advance(item.mark)
         finally:

@@ -235,6 +235,11 @@ class Frontend(Protocol):
         """The game is over: show everything."""
         ...
 
+    async def flush(self, table: Table) -> None:
+        """The outbox has handed over everything it holds for now: show what was held
+        back to be shown together (narration merged into the next prompt...)."""
+        ...
+
     async def resume(self, table: Table) -> None:
         """The game carries on after a restart. The prompts still open are asked again
         next, with the same ids: re-use what was shown for them before the restart, and

@@ -22,7 +22,7 @@ from discord.ext import commands
 
 from ..config import Config
 from ..gc_tuning import tune_gc
-from ..storage import Storage
+from ..storage import Storage, StorageError
 from . import texts
 from .commands import GameCommands
 from .components import PREFIX, ComponentId, Route
@@ -188,7 +188,13 @@ class SecretHitlerBot(commands.AutoShardedBot):
         """Open the database, register components and commands, resume games, sync."""
         if self._storage is None:
             path = self.config.database_path
-            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:  # one clear line (the CLI prints StorageErrors so)
+                raise StorageError(
+                    f"Cannot create {exc.filename or path.parent} for the database {path}"
+                    f" ({exc.strerror or exc})."
+                ) from exc
             self._storage = await Storage.open(path)
         self._lobbies = LobbyControl(
             LobbyBook(ChannelSettingsLobbyStore(self._storage)), self.games

@@ -297,6 +297,26 @@ class _Vote:
     shown: str | None = None  # the text the message shows now
     refresh: asyncio.Task[None] | None = None  # a coalesced edit waiting to go
     restored_deadline: float | None = None  # the deadline it showed before a restart
+    preamble: str = ""  # the narration that leads the message (the nomination...)
+
+
+@dataclass(slots=True)
+class _Held:
+    """Narration held back to go out with the next message (see `post`)."""
+
+    lines: list[str] = field(default_factory=list)
+    board: tuple[str, bytes] | None = None
+    view: discord.ui.View | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.lines and self.board is None
+
+    def text(self) -> str:
+        return "\n".join(line for line in self.lines if line)
+
+    def clear(self) -> None:
+        self.lines, self.board, self.view = [], None, None
 
 
 @dataclass(slots=True)
@@ -312,6 +332,7 @@ class _GameState:
     restored: dict[str, ShownMessage] = field(default_factory=dict)  # shown before a restart
     noted: set[str] = field(default_factory=set)  # missing permissions the table was told of
     blocked: bool = False  # the members were told the game cannot be shown
+    held: _Held = field(default_factory=_Held)  # narration waiting for the next message
 
 
 class DiscordFrontend:
@@ -543,7 +564,7 @@ class DiscordFrontend:
             files.append(await self._board_file(table, post.board))
         if not text and not files:
             return
-        view = None
+        view: discord.ui.View | None = None
         game = str(table.game_id)
         if any(isinstance(e, ev.GameStarted) for e in post.events):
             text += "\n" + texts.ROLES_DEALT
@@ -558,12 +579,60 @@ class DiscordFrontend:
             for e in post.events
         ):
             view = view_of(button(ComponentId(game, ROLE), texts.BUTTON_SEEN))
+        if state.pace:  # a demo: each line as it comes, at the spectators' pace
+            await self._post_text(table, text, view=view, files=files)
+            await asyncio.sleep(state.pace)
+            return
+        # Held back, to go out with the next prompt or vote of the same burst, or alone
+        # once the burst is over (`flush`): one message where there were several.
+        held = state.held
+        if (view is not None and held.view is not None) or (
+            len(held.text()) + len(text) > MAX_CONTENT // 2
+        ):
+            await self._flush(table)
+        held.lines.append(text)
+        if files:
+            held.board = files[0]  # the latest board is the one to show
+        if view is not None:
+            held.view = view
+
+    async def flush(self, table: Table) -> None:
+        """The burst is over: post the narration held back, if any."""
+        await self._flush(table)
+
+    async def _flush(self, table: Table) -> None:
+        """Post the held narration (with its board and button) as one message."""
+        held = self.state(table.game_id).held
+        if held.empty:
+            return
+        await self._post_text(
+            table, held.text(), view=held.view, files=[held.board] if held.board else []
+        )
+        held.clear()
+
+    def _lead(self, table: Table, room: int) -> tuple[str, list[tuple[str, bytes]]]:
+        """The held narration and board, to lead a prompt's message (`room`: the characters
+        the prompt leaves), or nothing if it does not fit or carries its own button (then
+        the caller flushes it first). The caller clears it once its message is sent: a
+        send that fails keeps it for the next try."""
+        held = self.state(table.game_id).held
+        if not held.text() or held.view is not None or len(held.text()) > room:
+            return "", []
+        return held.text(), [held.board] if held.board else []
+
+    async def _post_text(
+        self,
+        table: Table,
+        text: str,
+        *,
+        view: discord.ui.View | None = None,
+        files: Sequence[tuple[str, bytes]] = (),
+    ) -> None:
+        """`text` in as many messages as it needs, the view and files on the last."""
         parts = chunks(text, MAX_CONTENT)
         for part in parts[:-1]:
             await self._send(table, part)
         await self._send(table, parts[-1], view=view, files=files)
-        if state.pace:
-            await asyncio.sleep(state.pace)
 
     async def tell(self, table: Table, private: Private) -> None:
         """Private information: never in the channel; by DM when enabled (best effort)."""
@@ -608,6 +677,7 @@ class DiscordFrontend:
                 if shown is not None:  # the vote message posted before a restart
                     vote.message_id, vote.shown = shown.message_id, shown.content
                     vote.restored_deadline = shown.deadline
+                    vote.preamble = _preamble(shown.content)
             vote.voters.add(prompt.seat)
             vote.open.add(prompt.seat)
             vote.ended = None
@@ -620,14 +690,24 @@ class DiscordFrontend:
         pings = [user_id] if user_id is not None else []
         key = prompt_key(prompt)
         shown = state.restored.pop(key, None)
-        if shown is not None and await self._edit(table, shown.message_id, text, components):
-            message_id = shown.message_id  # the same message, its buttons bound again
+        if shown is not None and await self._edit(
+            table, shown.message_id, shown.content, components
+        ):
+            # The same message, as it read (with the narration that led it), bound again.
+            message_id, text = shown.message_id, shown.content
             if _clock_reset(shown.deadline, prompt.deadline) and pings:
-                await self._send(
-                    table, texts.CLOCK_RESET.format(who=mention(table, prompt.seat)), pings=pings
-                )
-        else:
-            message_id = (await self._send(table, text, view=components, pings=pings)).id
+                reset = texts.CLOCK_RESET.format(who=mention(table, prompt.seat))
+                await self._send(table, reset, pings=pings)
+        else:  # a new message: the narration held back leads it
+            lead, files = self._lead(table, MAX_CONTENT - len(text) - 2)
+            if lead:
+                text = f"{lead}\n\n{text}"
+            else:
+                await self._flush(table)
+            sent = await self._send(table, text, view=components, pings=pings, files=files)
+            message_id = sent.id
+            if lead:
+                state.held.clear()  # it went out with the prompt
         state.prompts[(prompt.id, prompt.seat, prompt.kind)] = (message_id, text)
         await self._remember(table, key, ShownMessage(message_id, text, prompt.deadline))
 
@@ -684,6 +764,7 @@ class DiscordFrontend:
         if vote is not None:
             await self._close_vote(table, vote, texts.GAME_OVER)
         await self._close_restored(table)
+        await self._flush(table)
         files = [await self._board_file(table, reveal.view)]
         if reveal.suspicion:
             from ..render import render_suspicion_chart
@@ -731,7 +812,7 @@ class DiscordFrontend:
             chancellor=names[vote.chancellor],
             mentions=" ".join(mention(table, s) for s in humans),
         )
-        lines = [header.rstrip()]
+        lines = [vote.preamble, header.rstrip()] if vote.preamble else [header.rstrip()]
         waiting = vote.waiting
         if waiting is not None:
             living = len(waiting.voted) + len(waiting.seats)
@@ -780,7 +861,16 @@ class DiscordFrontend:
                         await self._send(table, texts.CLOCK_RESET.format(who=who), pings=pings)
                 return
         pings = [u for s in vote.voters if (u := table.seats[s].user_id) is not None]
-        message = await self._send(table, text, view=self._vote_view(table, vote), pings=pings)
+        # The narration held back (the nomination...) leads the vote message.
+        vote.preamble, files = self._lead(table, MAX_CONTENT // 2)
+        if not vote.preamble:
+            await self._flush(table)
+        text = self._vote_text(table, vote)
+        message = await self._send(
+            table, text, view=self._vote_view(table, vote), pings=pings, files=files
+        )
+        if vote.preamble:
+            self.state(table.game_id).held.clear()  # it went out with the vote
         vote.message_id, vote.shown = message.id, text
         await self._remember(
             table, vote_key(vote.prompt_id), ShownMessage(message.id, text, deadline)
@@ -805,9 +895,10 @@ class DiscordFrontend:
             await asyncio.gather(vote.refresh, return_exceptions=True)
         if vote.message_id is None:
             return False
-        closed = await self._edit(
-            table, vote.message_id, texts.VOTE_CLOSED.format(result=result), None
-        )
+        closing = texts.VOTE_CLOSED.format(result=result)
+        if vote.preamble:
+            closing = f"{vote.preamble}\n{closing}"
+        closed = await self._edit(table, vote.message_id, closing, None)
         await self._forget(table, vote_key(vote.prompt_id))
         return closed
 
@@ -817,6 +908,13 @@ def _clock_reset(shown: float | None, now: float | None) -> bool:
     if shown is None or now is None:
         return shown is not now
     return abs(now - shown) > DEADLINE_RESET_S
+
+
+def _preamble(vote_text: str) -> str:
+    """The narration that led a vote message, read back from its text."""
+    header = texts.VOTE_HEADER.split("{")[0]
+    at = vote_text.find("\n" + header)
+    return vote_text[:at] if at > 0 else ""
 
 
 def _embed_text(embed: discord.Embed | None) -> str:

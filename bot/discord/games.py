@@ -138,7 +138,10 @@ class DiscordGames:
         manager = self._manager = SessionManager(
             bot.storage, self._frontend, agents, clock=self.clock
         )
-        resumed = await self.host.run(lambda: manager.recover(frontend_for=self._remember))
+        scope = self.config.game_scope  # its shards' games, never the terminal's
+        resumed = await self.host.run(
+            lambda: manager.recover(frontend_for=self._remember, scope=scope)
+        )
         log.info("resumed %d unfinished game(s)", len(resumed))
 
     async def stop(self) -> None:

@@ -89,6 +89,9 @@ class FakeFrontend:
         """Record the end-of-game reveal."""
         self._record("reveal", table, reveal)
 
+    async def flush(self, table: Table) -> None:
+        """Nothing held back here (not recorded: it carries nothing)."""
+
     async def resume(self, table: Table) -> None:
         """Record that the game carries on after a restart."""
         self._record("resume", table, None)

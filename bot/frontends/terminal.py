@@ -247,6 +247,9 @@ class TerminalFrontend:
         self._print()
         self._print(reveal.text)
 
+    async def flush(self, table: Table) -> None:
+        """Nothing: every line is printed at once."""
+
     async def resume(self, table: Table) -> None:
         """The game carries on (`shbot play --resume`): what was asked before is asked
         again by the session, so nothing shown earlier needs taking back."""
