@@ -98,6 +98,7 @@ class _Job:
     priority: Priority
     seq: int
     outcome: asyncio.Future[tuple[Any, int | None]]
+    patience: float = QUEUE_GRACE_S  # past `due`, how long it may still wait for a worker
     attempts: int = 0
     cause: str | None = None  # what went wrong first, if anything
     generation: int = -1  # the pool it runs in
@@ -253,10 +254,19 @@ class AgentService:
     # --- decisions -------------------------------------------------------------------
 
     async def decide(
-        self, spec: str, view: PlayerView, *, seed: int, budget_s: float = DEFAULT_BUDGET_S
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = DEFAULT_BUDGET_S,
+        patience_s: float | None = None,
     ) -> Answer[Action]:
         """A legal action for `view`'s seat from the agent of `spec`, within `budget_s`.
 
+        `patience_s`: how long past `budget_s` the table can still wait for this seat's
+        own agent (its timer) when every worker is busy; the search then starts late and
+        is thinner, rather than a fallback answering (default: `queue_grace_s`).
         Raises ValueError at once for a spec naming no agent or a view with nothing to
         decide (caller bugs); anything else that goes wrong gives a degraded answer.
         """
@@ -269,12 +279,21 @@ class AgentService:
         def legal(move: Any) -> bool:
             return isinstance(move, Action) and move in view.legal_actions
 
-        return await self._answer("act", name, spec, view, seed, budget_s, priority, legal)
+        return await self._answer(
+            "act", name, spec, view, seed, (budget_s, patience_s), priority, legal
+        )
 
     async def claim(
-        self, spec: str, view: PlayerView, *, seed: int, budget_s: float = DEFAULT_CLAIM_BUDGET_S
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = DEFAULT_CLAIM_BUDGET_S,
+        patience_s: float | None = None,
     ) -> Answer[Claim | None]:
-        """One of `view.legal_claims` or None (silence), within `budget_s`."""
+        """One of `view.legal_claims` or None (silence), within `budget_s` (`patience_s`:
+        as for `decide`)."""
         name = self._check(spec, view, budget_s)
         if not view.legal_claims:
             return Answer(None, name)
@@ -283,7 +302,9 @@ class AgentService:
         def legal(move: Any) -> bool:
             return move is None or (isinstance(move, Claim) and move in view.legal_claims)
 
-        return await self._answer("claim", name, spec, view, seed, budget_s, Priority.TABLE, legal)
+        return await self._answer(
+            "claim", name, spec, view, seed, (budget_s, patience_s), Priority.TABLE, legal
+        )
 
     async def _answer(
         self,
@@ -292,14 +313,15 @@ class AgentService:
         spec: str,
         view: PlayerView,
         seed: int,
-        budget_s: float,
+        budget: tuple[float, float | None],
         priority: Priority,
         legal: Callable[[Any], bool],
     ) -> Answer[Any]:
-        """The agent's answer if it is `legal`, else a degraded one, with its cause."""
+        """The agent's answer if it is `legal`, else a degraded one, with its cause.
+        `budget`: the seconds to think and the patience past them (see `decide`)."""
         started = time.monotonic()
         try:
-            move, iterations, cause = await self._ask(kind, spec, view, seed, budget_s, priority)
+            move, iterations, cause = await self._ask(kind, spec, view, seed, budget, priority)
             if not legal(move):
                 self.stats.errors += 1
                 what = "action" if kind == "act" else "claim"
@@ -336,18 +358,20 @@ class AgentService:
         spec: str,
         view: PlayerView,
         seed: int,
-        budget_s: float,
+        budget: tuple[float, float | None],
         priority: Priority,
     ) -> tuple[Any, int | None, str | None]:
         """The agent's answer, its iterations and what went wrong on the way (if it was
         retried); raises `_NoAnswer` with the cause when there is none."""
         loop = self._running_loop()
+        budget_s, patience_s = budget
         due = time.monotonic() + max(MIN_THINKING_S, budget_s - self.margin_s)
         self._seq += 1
         job = _Job(kind, spec, view, seed, due, priority, self._seq, loop.create_future())
+        job.patience = max(self.queue_grace_s, patience_s or 0.0)
         # Whatever befalls the pool, the job is settled: a decision still waiting for a
-        # worker `queue_grace_s` past its deadline is answered here (a late start only
-        # thins its search); once started, the watchdog moves behind the worker's own.
+        # worker `patience` past its deadline is answered here (a late start only thins
+        # its search); once started, the watchdog moves behind the worker's own.
         self._enqueue(job)
         self._dispatch()
         try:
@@ -364,7 +388,7 @@ class AgentService:
         if job.watchdog is not None:
             job.watchdog.cancel()
         job.watchdog = self._running_loop().call_later(
-            job.due - time.monotonic() + self.queue_grace_s, self._overdue, job
+            job.due - time.monotonic() + job.patience, self._overdue, job
         )
         heapq.heappush(self._queue, (job.key(), job))
 

@@ -77,18 +77,34 @@ class RecordingPort:
     records: list[Record] = field(default_factory=list)
 
     async def decide(
-        self, spec: str, view: PlayerView, *, seed: int, budget_s: float = 2.0
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = 2.0,
+        patience_s: float | None = None,
     ) -> Answer[Action]:
         """The service's decision, recorded."""
-        answer = await self.service.decide(spec, view, seed=seed, budget_s=budget_s)
+        answer = await self.service.decide(
+            spec, view, seed=seed, budget_s=budget_s, patience_s=patience_s
+        )
         self._record("decide", answer)
         return answer
 
     async def claim(
-        self, spec: str, view: PlayerView, *, seed: int, budget_s: float = 1.0
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = 1.0,
+        patience_s: float | None = None,
     ) -> Answer[Claim | None]:
         """The service's claim, recorded (also when the view has nothing to claim)."""
-        answer = await self.service.claim(spec, view, seed=seed, budget_s=budget_s)
+        answer = await self.service.claim(
+            spec, view, seed=seed, budget_s=budget_s, patience_s=patience_s
+        )
         if view.legal_claims:  # only real claim windows count; the others ask no agent
             self._record("claim", answer)
         return answer

@@ -44,15 +44,32 @@ class AgentPort(Protocol):
     """
 
     async def decide(
-        self, spec: str, view: PlayerView, *, seed: int, budget_s: float = DEFAULT_BUDGET_S
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = DEFAULT_BUDGET_S,
+        patience_s: float | None = None,
     ) -> Answer[Action]:
-        """One of `view.legal_actions`, within `budget_s` seconds."""
+        """One of `view.legal_actions`, within `budget_s` seconds of thinking.
+
+        `patience_s`: how long past `budget_s` the table can wait (its timer) when the
+        port is busy with other seats: a busy port answers late with a thinner search
+        rather than with a fallback (None: the port's own default)."""
         ...
 
     async def claim(
-        self, spec: str, view: PlayerView, *, seed: int, budget_s: float = CLAIM_BUDGET_S
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = CLAIM_BUDGET_S,
+        patience_s: float | None = None,
     ) -> Answer[Claim | None]:
-        """One of `view.legal_claims`, or None to stay silent, within `budget_s` seconds."""
+        """One of `view.legal_claims`, or None to stay silent, within `budget_s` seconds
+        (`patience_s`: as for `decide`)."""
         ...
 
 
@@ -97,9 +114,16 @@ class InProcessAgents:
         self.grace_s = grace_s  # beyond the budget before the fallback answers
 
     async def decide(
-        self, spec: str, view: PlayerView, *, seed: int, budget_s: float = DEFAULT_BUDGET_S
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = DEFAULT_BUDGET_S,
+        patience_s: float | None = None,
     ) -> Answer[Action]:
-        """The agent's action for `view`; a rule agent's if it fails."""
+        """The agent's action for `view`; a rule agent's if it fails (one thread per
+        decision: nothing queues, so `patience_s` has nothing to wait for)."""
         if not view.legal_actions:
             raise ValueError(f"Seat {view.seat} has nothing to decide now.")
         agent_spec = _capped(spec, budget_s)
@@ -118,7 +142,13 @@ class InProcessAgents:
         return Answer(move, by, None, time.monotonic() - started, problem)
 
     async def claim(
-        self, spec: str, view: PlayerView, *, seed: int, budget_s: float = CLAIM_BUDGET_S
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = CLAIM_BUDGET_S,
+        patience_s: float | None = None,
     ) -> Answer[Claim | None]:
         """The agent's claim for `view`, or None (silence, also when it fails)."""
         agent_spec = _capped(spec, budget_s)

@@ -112,6 +112,8 @@ SUPERVISE_EVERY_S = 30.0
 VISIBLE_SLACK_S = 0.5
 # ... unless the front-end has shown nothing for this long: then the clock runs anyway.
 MAX_UNSEEN_S = 300.0
+# How long an AI seat of an untimed game may wait for the AI service when it is busy.
+UNTIMED_AI_PATIENCE_S = 60.0
 
 RESTART_NOTICE = "The bot restarted: the game resumes where it stopped."
 RESUME_NOTICE = "The game resumes where it stopped."
@@ -901,7 +903,11 @@ class GameSession:
         shown_at = loop.time() + self.options.ai_pace_s
         try:
             answer = await self.agents.decide(
-                spec, view, seed=seed, budget_s=self.options.ai_budget_s
+                spec,
+                view,
+                seed=seed,
+                budget_s=self.options.ai_budget_s,
+                patience_s=self._patience(self.options.timers.for_phase(view.phase)),
             )
         except asyncio.CancelledError:
             if _cancelled_here():
@@ -943,6 +949,7 @@ class GameSession:
                 view,
                 seed=seat_seed(self._seed, seat),
                 budget_s=min(self.options.ai_budget_s, 1.0),
+                patience_s=self._patience(self.options.timers.claim),
             )
         except asyncio.CancelledError:
             if _cancelled_here():
@@ -963,6 +970,13 @@ class GameSession:
                 await self._save_state()
 
         await self._guarded(accept())
+
+    @staticmethod
+    def _patience(timer: float | None) -> float:
+        """How long an AI seat may take past its thinking budget when the AI is busy with
+        other tables: the table's own timer for the phase (what a human would be given),
+        or a minute when nothing is timed; a thinner search beats a fallback."""
+        return UNTIMED_AI_PATIENCE_S if timer is None else timer
 
     def _note(self, seat: int, what: str, answer: Answer[Any]) -> None:
         """Keep an AI answer's figures: its search iterations, and whether it fell back."""

@@ -221,6 +221,26 @@ async def test_seats_deciding_at_once_share_the_window_instead_of_falling_back()
     assert elapsed < 2.0 + LATE_S
 
 
+async def test_a_busy_pool_answers_late_within_the_tables_patience_not_with_a_fallback() -> None:
+    # One worker, busy with a 1.5-second search; a second decision queued behind it,
+    # due in 0.1 s. Without patience it falls back once the short queue grace is over;
+    # with the table's patience (its timer) it waits and its own agent answers.
+    game = Game(5, seed=3)
+    view = game.view(game.awaiting()[0])
+    async with AgentService(1, queue_grace_s=0.2) as service:
+        busy = asyncio.ensure_future(service.decide("belief-ismcts", view, seed=1, budget_s=1.5))
+        await asyncio.sleep(0.05)
+        hasty = await service.decide("random", view, seed=2, budget_s=0.1)
+        patient = asyncio.ensure_future(
+            service.decide("random", view, seed=3, budget_s=0.1, patience_s=5.0)
+        )
+        await busy
+        answer = await patient
+    assert hasty.fallback == "no worker in time"
+    assert answer.fallback is None and answer.answered_by == "random"
+    assert answer.move in view.legal_actions
+
+
 @pytest.mark.parametrize("workers", [1, 0])
 async def test_a_slow_agent_is_stopped_and_answered_by_a_rule_agent_in_time(workers: int) -> None:
     view = _view_in(Phase.PRESIDENT_DISCARD)

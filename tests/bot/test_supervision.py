@@ -48,7 +48,13 @@ class FlakyPort(InProcessAgents):
         self.faults: Counter[str] = Counter()
 
     async def decide(
-        self, spec: str, view: PlayerView, *, seed: int, budget_s: float = DEFAULT_BUDGET_S
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = DEFAULT_BUDGET_S,
+        patience_s: float | None = None,
     ) -> Answer[Action]:
         self.calls += 1
         if self.calls % self.cancel_every == 0:
@@ -62,7 +68,13 @@ class FlakyPort(InProcessAgents):
         return await super().decide(spec, view, seed=seed, budget_s=budget_s)
 
     async def claim(
-        self, spec: str, view: PlayerView, *, seed: int, budget_s: float = CLAIM_BUDGET_S
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = CLAIM_BUDGET_S,
+        patience_s: float | None = None,
     ) -> Answer[Claim | None]:
         if view.legal_claims:
             self.faults["claim"] += 1
@@ -118,7 +130,13 @@ class StallsOnce(InProcessAgents):
         self.stalled: list[int] = []
 
     async def decide(
-        self, spec: str, view: PlayerView, *, seed: int, budget_s: float = DEFAULT_BUDGET_S
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = DEFAULT_BUDGET_S,
+        patience_s: float | None = None,
     ) -> Answer[Action]:
         if not self.stalled:
             assert view.seat is not None
