@@ -216,6 +216,7 @@ class Outbox:
                     return  # the place is lost: nothing more can be shown
                 self._items.popleft()
                 self.delivered += 1
+                await self._linger()
                 if not self._items and not await self._deliver(
                     _Item(Flush(), item.table, item.mark)
                 ):
@@ -226,6 +227,16 @@ class Outbox:
             self._items.clear()
             self._idle.set()
             self._release_barriers(everything=True)
+
+    async def _linger(self) -> None:
+        """At the end of a burst, wait a moment (`Frontend.linger_s`) for more."""
+        linger = self.frontend.linger_s
+        if self._items or self._closing or linger <= 0:
+            return
+        self._wakeup.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(linger):
+                await self._wakeup.wait()
 
     async def _deliver(self, item: _Item) -> bool:
         """Deliver one message, waiting out a missing permission; False if the place is lost."""

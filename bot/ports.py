@@ -211,6 +211,10 @@ class Reveal:
 class Frontend(Protocol):
     """What the session needs from a front-end (see the module docstring for the contract)."""
 
+    # How long the outbox waits for more after a burst before it calls `flush`: a front-end
+    # that batches messages wants a moment for the game's next step to be queued.
+    linger_s: float
+
     async def post(self, table: Table, post: Post) -> None:
         """Show a public message to the table and spectators."""
         ...

@@ -315,6 +315,10 @@ class _Held:
     def text(self) -> str:
         return "\n".join(line for line in self.lines if line)
 
+    @property
+    def is_text_only(self) -> bool:
+        return self.board is None and self.view is None
+
     def clear(self) -> None:
         self.lines, self.board, self.view = [], None, None
 
@@ -337,6 +341,10 @@ class _GameState:
 
 class DiscordFrontend:
     """`bot.ports.Frontend` over a discord.py client (see the module docstring)."""
+
+    # A game's next step is usually queued within milliseconds of the last (a database
+    # write apart): waiting this long lets narration join the prompt it leads to.
+    linger_s = 0.3
 
     def __init__(
         self,
@@ -726,9 +734,17 @@ class DiscordFrontend:
         if found is None:
             return  # sent before a restart: its buttons answer that they are stale
         message_id, text = found
-        await self._edit(
-            table, message_id, texts.PROMPT_CLOSED.format(text=text, reason=reason), None
+        held = state.held
+        said = (  # the narration held is this seat's claim (it names them)
+            prompt.kind is PromptKind.CLAIM
+            and held.is_text_only
+            and table.seats[prompt.seat].label in held.text()
         )
+        if said:  # the claim just made is told on its own prompt, not in a new message
+            reason = held.text()
+        closed = texts.PROMPT_CLOSED.format(text=text, reason=reason)
+        if await self._edit(table, message_id, closed, None) and said:
+            held.clear()
         await self._forget(table, prompt_key(prompt))
 
     async def waiting(self, table: Table, waiting: Waiting) -> None:

@@ -47,6 +47,7 @@ class FakeFrontend:
     answer: AnswerPolicy | None = None
     seats: Container[int] | None = None
     delay: float = 0.0  # seconds before each answer, to let other things happen first
+    linger_s: float = 0.0  # nothing is batched here
     # Called before each call is recorded (method, table, payload): a test raises from it
     # (a `bot.ports.DeliveryError`...) to play a front-end that cannot show something.
     fault: Callable[[str, Table, Any], None] | None = None

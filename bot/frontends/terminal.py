@@ -167,6 +167,8 @@ def output_gone(out: TextIO) -> bool:
 class TerminalFrontend:
     """Narrates a game in a terminal and plays the local seat (if any) from its input."""
 
+    linger_s = 0.0  # every line is printed at once
+
     def __init__(
         self,
         out: TextIO | None = None,
