@@ -23,8 +23,14 @@ host resumes it (`SessionManager.resume_paused`), or a restart does.
 
 Everything a restart needs is in storage: the actions (replayed to the identical game),
 the seats' controllers, the pending deadline and the session's bookkeeping (each seat's
-timeout streak, the claim windows already closed, the fallback count). Prompt ids
-derive from the game alone, so buttons issued before a restart still work after it.
+timeout streak, the claim windows already closed, the fallback count, how much of the
+game the table was shown). Prompt ids derive from the game alone, so buttons issued
+before a restart still work after it.
+
+Collaborators, each in its own module: `bot.outbox.Outbox` delivers what the table is
+shown, in order, and reports a game that cannot be shown (abandoned) or lacks a
+permission (paused); `bot.ai_seats.AISeats` asks the AI for the AI seats and counts
+their fallbacks. A player's clock starts when the outbox has shown their prompt.
 """
 
 from __future__ import annotations
@@ -40,8 +46,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from agents.base import Answer
-from agents.fallback import rule_action
 from engine import (
     Action,
     CallSpecialElection,
@@ -72,6 +76,7 @@ from engine import events as ev
 from engine.claims import OpenClaims
 
 from .agent_port import DEFAULT_BUDGET_S, AgentPort, default_substitute, seat_seed
+from .ai_seats import AISeats, stand_in
 from .narrate import narrate, tiles
 from .outbox import Message, Outbox, Resumed, Withdrawal
 from .ports import (
@@ -95,6 +100,7 @@ from .ports import (
 )
 from .render import reveal_text  # imported up front: importing Pillow mid-game stalls the loop
 from .suspicion import SuspicionSnapshot, SuspicionTrack
+from .tasks import cancelled_here, consume
 from .timers import Timers
 
 log = logging.getLogger(__name__)
@@ -112,8 +118,6 @@ SUPERVISE_EVERY_S = 30.0
 VISIBLE_SLACK_S = 0.5
 # ... unless the front-end has shown nothing for this long: then the clock runs anyway.
 MAX_UNSEEN_S = 300.0
-# How long an AI seat of an untimed game may wait for the AI service when it is busy.
-UNTIMED_AI_PATIENCE_S = 60.0
 
 RESTART_NOTICE = "The bot restarted: the game resumes where it stopped."
 RESUME_NOTICE = "The game resumes where it stopped."
@@ -277,8 +281,6 @@ class GameSession:
         self.pause_reason: str | None = None
         # AI answers that were not the seat's own agent's in time (stored: survives a
         # restart), and the search iterations of each AI answer that reports them.
-        self.fallbacks: int = resume.fallbacks if resume else 0
-        self.ai_iterations: list[int] = []
         self.repairs = 0  # times supervision found nobody on the clock and asked again
         # Called after every step of a decision, once the session has made sure someone
         # is on the clock (tests check the invariant here).
@@ -305,7 +307,18 @@ class GameSession:
         self._lock = asyncio.Lock()
         self._changed = asyncio.Event()
         self._open: dict[int, dict[PromptKind, Prompt]] = {}
-        self._ai_tasks: dict[int, asyncio.Task[None]] = {}  # seat -> AI deciding this turn
+        self.ai = AISeats(  # asks the AI for the AI seats, and counts how it went
+            game_id,
+            agents,
+            game_seed=game.seed,
+            budget_s=self.options.ai_budget_s,
+            pace_s=self.options.ai_pace_s,
+            timers=self.options.timers,
+            accept=self._accept_ai,
+            guard=self._guarded,
+            wake=self._changed.set,
+            fallbacks=resume.fallbacks if resume else 0,
+        )
         self._asked: int | None = None  # the decision whose seats are all being asked
         self._asked_at = 0.0  # when its prompts were queued (time.monotonic)
         self._decision_deadline: float | None = None  # its running timer, if any
@@ -434,7 +447,7 @@ class GameSession:
         timed = self.options.timers.for_phase(self.game.phase) is not None
         missing = []
         for seat in self.game.awaiting():
-            if self._ai_deciding(seat):
+            if self.ai.deciding(seat):
                 continue
             human = not self._seats[seat].is_ai
             prompt = self._open.get(seat, {}).get(PromptKind.ACTION)
@@ -565,10 +578,10 @@ class GameSession:
 
         Whatever was acknowledged is stored; prompts stay valid for the next start.
         """
-        for task in [self._task, *self._tasks, *self._ai_tasks.values()]:
+        for task in [self._task, *self._tasks, *self.ai.tasks]:
             if task is not None and not task.done():
                 task.cancel()
-        pending = [t for t in (self._task, *self._tasks, *self._ai_tasks.values()) if t]
+        pending = [t for t in (self._task, *self._tasks, *self.ai.tasks) if t]
         await asyncio.gather(*pending, return_exceptions=True)
         # Show what was already decided, unless the front-end hangs; the rest is shown
         # after the restart (the stored cursor says what was not).
@@ -610,13 +623,13 @@ class GameSession:
             self._raise_failure()
             await self._finish()
         except asyncio.CancelledError as exc:
-            if _cancelled_here():
+            if cancelled_here():
                 raise  # our own stop or cancel
             await self._pause(exc)  # it leaked from something we awaited: a fault
         except Exception as exc:  # keep the game stored and resumable; tell the table
             await self._pause(exc)
         finally:
-            for task in self._ai_tasks.values():
+            for task in self.ai.tasks:
                 task.cancel()
             if self.pause_reason is None:
                 self._outbox.close()  # it shows what is queued, then ends
@@ -859,7 +872,7 @@ class GameSession:
             seats += [s for s in sorted(self.game.votes) if not self._seats[s].is_ai]
         for seat in seats:
             info = self._seats[seat]
-            task = self._ai_tasks.get(seat)
+            task = self.ai.task(seat)
             if task is not None:
                 if not task.done() or seat not in awaited:
                     continue  # an AI decides this one (a stand-in, or the seat's own AI)
@@ -884,43 +897,7 @@ class GameSession:
     def _spawn_ai(self, seat: int, turn: int, spec: str) -> None:
         # The view is taken now: all AI ballots of an election see the same history.
         source = self._vote_start if self._vote_start is not None else self.game
-        view = source.view(seat)
-        task = asyncio.create_task(
-            self._ai_turn(seat, turn, spec, view), name=f"game-{self.game_id}-ai-{seat}"
-        )
-        # However it ends (a move, or dead), the decision loop looks again at once.
-        task.add_done_callback(lambda _: self._changed.set())
-        task.add_done_callback(_consume)  # a task that died is reported by supervision
-        self._ai_tasks[seat] = task
-
-    def _ai_deciding(self, seat: int) -> bool:
-        task = self._ai_tasks.get(seat)
-        return task is not None and not task.done()
-
-    async def _ai_turn(self, seat: int, turn: int, spec: str, view: PlayerView) -> None:
-        seed = seat_seed(self._seed, seat)
-        loop = asyncio.get_running_loop()
-        shown_at = loop.time() + self.options.ai_pace_s
-        try:
-            answer = await self.agents.decide(
-                spec,
-                view,
-                seed=seed,
-                budget_s=self.options.ai_budget_s,
-                patience_s=self._patience(self.options.timers.for_phase(view.phase)),
-            )
-        except asyncio.CancelledError:
-            if _cancelled_here():
-                raise  # the decision is over, or the session stops
-            # Leaked from inside the port (a worker pool shutting down): not ours to obey.
-            answer = await _stand_in(view, seed, "the AI decision was cancelled")
-        except Exception as exc:  # the port promises an answer; if it fails, never stall
-            # Only the type: an agent's message may quote the seat's hand.
-            answer = await _stand_in(view, seed, f"the AI port raised {type(exc).__name__}")
-        self._note(seat, view.phase.value, answer)
-        if shown_at > loop.time():
-            await asyncio.sleep(shown_at - loop.time())  # cancelled with the decision
-        await self._guarded(self._accept_ai(seat, turn, answer.move))
+        self.ai.decide(seat, turn, spec, source.view(seat))
 
     async def _accept_ai(self, seat: int, turn: int, action: Action) -> None:
         async with self._lock:
@@ -934,31 +911,16 @@ class GameSession:
                 await self._accept(action)
             except IllegalAction:  # never stall: a rule agent's legal move beats none
                 view = self.game.view(seat)
-                self._fallback(seat, view.phase.value, "the AI answered an illegal action")
-                move = (await _stand_in(view, seat_seed(self._seed, seat), "")).move
+                self.ai.fallback(seat, view.phase.value, "the AI answered an illegal action")
+                move = (await stand_in(view, seat_seed(self._seed, seat), "")).move
                 await self._accept(move)
             await self._save_state()
 
     async def _ai_claim(self, seat: int) -> None:
         """An AI seat's claim, or silence; a failed claim is silence (logged, counted)."""
-        info = self._seats[seat]
-        view = self.game.view(seat)
-        try:
-            said = await self.agents.claim(
-                info.agent or self._substitute,
-                view,
-                seed=seat_seed(self._seed, seat),
-                budget_s=min(self.options.ai_budget_s, 1.0),
-                patience_s=self._patience(self.options.timers.claim),
-            )
-        except asyncio.CancelledError:
-            if _cancelled_here():
-                raise
-            said = Answer(None, "silence", fallback="the AI claim was cancelled")
-        except Exception as exc:
-            said = Answer(None, "silence", fallback=f"the AI port raised {type(exc).__name__}")
-        self._note(seat, "claim", said)
-        claim = said.move
+        claim = await self.ai.claim(
+            seat, self._seats[seat].agent or self._substitute, self.game.view(seat)
+        )
 
         async def accept() -> None:
             async with self._lock:
@@ -966,38 +928,27 @@ class GameSession:
                     if claim in self.game.legal_claims(seat):
                         await self._accept(claim)
                     else:
-                        self._fallback(seat, "claim", "the AI answered an illegal claim")
+                        self.ai.fallback(seat, "claim", "the AI answered an illegal claim")
                 await self._save_state()
 
         await self._guarded(accept())
 
-    @staticmethod
-    def _patience(timer: float | None) -> float:
-        """How long an AI seat may take past its thinking budget when the AI is busy with
-        other tables: the table's own timer for the phase (what a human would be given),
-        or a minute when nothing is timed; a thinner search beats a fallback."""
-        return UNTIMED_AI_PATIENCE_S if timer is None else timer
+    @property
+    def fallbacks(self) -> int:
+        """AI answers that were not the seat's own agent's in time (survives a restart)."""
+        return self.ai.fallbacks
 
-    def _note(self, seat: int, what: str, answer: Answer[Any]) -> None:
-        """Keep an AI answer's figures: its search iterations, and whether it fell back."""
-        if answer.iterations is not None:
-            self.ai_iterations.append(answer.iterations)
-        if answer.fallback is not None:
-            self._fallback(seat, what, answer.fallback)
-
-    def _fallback(self, seat: int, what: str, cause: str) -> None:
-        """Count and log one AI answer that is not the seat's own agent's in time.
-
-        `cause` is free of hidden information (the port's contract, and ours)."""
-        self.fallbacks += 1
-        log.info("game %d: AI fallback at seat %d (%s): %s", self.game_id, seat, what, cause)
+    @property
+    def ai_iterations(self) -> list[int]:
+        """The search iterations of each AI answer that reported them."""
+        return self.ai.iterations
 
     async def _expire(self, turn: int) -> None:
         """The deadline passed: an agent decides for every human still awaited."""
         timers = self.options.timers
         for seat in list(self.game.awaiting()):
             info = self._seats[seat]
-            if info.is_ai or self._ai_deciding(seat):
+            if info.is_ai or self.ai.deciding(seat):
                 continue
             self._expiries[seat] = self._expiries.get(seat, 0) + 1
             self._close(seat, PromptKind.ACTION, "Time is up: an AI decides for you this time.")
@@ -1073,9 +1024,7 @@ class GameSession:
             self._claim_pending |= new_claim_windows(before, self.game.open_claims)
 
     def _end_turn(self) -> None:
-        for task in self._ai_tasks.values():
-            task.cancel()  # only the thinking: accepting is shielded and re-checks the turn
-        self._ai_tasks.clear()
+        self.ai.end_decision()  # only the thinking: accepting is shielded, re-checks the turn
 
     # --- routing events to the table --------------------------------------------------
 
@@ -1171,7 +1120,7 @@ class GameSession:
                         self.game_id,
                         type(exc).__name__,
                     )
-        for task in [self._task, *self._ai_tasks.values()]:  # the AI work stops too
+        for task in [self._task, *self.ai.tasks]:  # the AI work stops too
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
         self._outbox.close()
@@ -1307,7 +1256,7 @@ class GameSession:
         return {
             "expiries": {str(seat): n for seat, n in sorted(self._expiries.items()) if n},
             "claims": {"turn": self._claims_turn, "closed": sorted(self._claims_closed)},
-            "fallbacks": self.fallbacks,
+            "fallbacks": self.ai.fallbacks,
             "shown": self._outbox.shown,
         }
 
@@ -1349,7 +1298,7 @@ class GameSession:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        task.add_done_callback(_consume)
+        task.add_done_callback(consume)
         return await asyncio.shield(task)
 
     @property
@@ -1505,25 +1454,6 @@ def _without_last(game: Game) -> Game:
     return record.replay()
 
 
-def _cancelled_here() -> bool:
-    """Whether the running task was asked to stop (`Task.cancel`), rather than hit by a
-    CancelledError that leaked from something it awaited (a worker pool shutting down
-    cancels its futures; that must not stop a game)."""
-    task = asyncio.current_task()
-    return task is None or task.cancelling() > 0
-
-
-async def _stand_in(view: PlayerView, seed: int, cause: str) -> Answer[Action]:
-    """A rule agent's answer (`agents.fallback`, never dice) for a decision the AI port
-    could not answer, computed off the event loop; `cause` says why (no secrets)."""
-    started = time.monotonic()
-    try:
-        move, by = await asyncio.to_thread(rule_action, view, seed)
-    except Exception:  # never seen: rule_action itself falls back to a legal action
-        move, by = view.legal_actions[0], "first legal action"
-    return Answer(move, by, None, time.monotonic() - started, cause or None)
-
-
 _ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -1546,12 +1476,6 @@ def _how_it_ended(task: asyncio.Task[Any]) -> str:
         return "cancelled"
     exc = task.exception()
     return "no error" if exc is None else f"it raised {type(exc).__name__}"
-
-
-def _consume(task: asyncio.Task[Any]) -> None:
-    """Retrieve a guarded task's exception so a caller that left does not leave a warning."""
-    if not task.cancelled():
-        task.exception()
 
 
 # --- words ---------------------------------------------------------------------------------

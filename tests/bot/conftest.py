@@ -92,7 +92,7 @@ def off_the_clock(session: GameSession) -> list[str]:
     timed = session.options.timers.for_phase(game.phase) is not None
     problems = []
     for seat in game.awaiting():
-        task = session._ai_tasks.get(seat)
+        task = session.ai.task(seat)
         if task is not None and not task.done():
             continue
         prompts = [p for p in session.open_prompts(seat) if p.kind is PromptKind.ACTION]

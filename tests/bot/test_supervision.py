@@ -154,7 +154,8 @@ async def test_an_ai_decision_task_that_dies_is_asked_again(
     session = await manager.create([], players=5, fill_with_ai=True, seed=4, options=UNTIMED)
     await until(lambda: bool(port.stalled))
     [seat] = port.stalled
-    task = session._ai_tasks[seat]
+    task = session.ai.task(seat)
+    assert task is not None
     task.cancel()  # the AI task dies: nothing else would ever answer for this seat
     await asyncio.wait_for(session.wait(), 60)
     await _assert_finished(session_store, session)

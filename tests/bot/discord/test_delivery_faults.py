@@ -167,12 +167,12 @@ async def test_a_server_that_removed_the_bot_abandons_its_games(table: Harness) 
     game_id = await start_game(table, [alice, bob], players=5)
     driver = Driver(table, [alice, bob], seed=5)
     await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
-    actions = len((await stored(table, game_id)).record.actions)
     table.env.backend.remove_guild(table.guild.id)
     await table.until(lambda: table.bot.games.manager.get(game_id) is None, what="abandoned")
     game = await stored(table, game_id)
     assert game.status == "abandoned" and game.pause_reason == texts.SERVER_LEFT
-    await asyncio.sleep(0.2)
+    actions = len(game.record.actions)
+    await asyncio.sleep(0.3)
     assert len((await stored(table, game_id)).record.actions) == actions  # its AI stopped
 
 
