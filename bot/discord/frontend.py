@@ -378,7 +378,22 @@ class DiscordFrontend:
 
     def forget(self, game_id: int) -> None:
         """Drop a finished game's memory."""
-        self._games.pop(game_id, None)
+        state = self._games.pop(game_id, None)
+        if state is not None and state.vote is not None and state.vote.refresh is not None:
+            state.vote.refresh.cancel()
+
+    async def close(self) -> None:
+        """The bot stops: no coalesced edit may land after it (a restarted bot owns the
+        messages then, and would see a closed vote reopened)."""
+        refreshes = [
+            s.vote.refresh
+            for s in self._games.values()
+            if s.vote is not None and s.vote.refresh is not None
+        ]
+        for task in refreshes:
+            task.cancel()
+        await asyncio.gather(*refreshes, return_exceptions=True)
+        self._games.clear()
 
     def _channel(self, table: Table) -> discord.PartialMessageable:
         if table.channel_id is None:
@@ -656,10 +671,12 @@ class DiscordFrontend:
         if user_id in state.closed_dms:
             return  # refused once: every retry would be another 403 counted against us
 
+        nonce = random.getrandbits(62)  # a retry after a lost answer is not a second DM
+
         async def send() -> None:
             # By id: no user fetch (a GET per secret); discord.py caches the DM channel.
             channel = await self.client.create_dm(discord.Object(user_id))
-            await channel.send(text)
+            await channel.send(text, nonce=nonce)
 
         try:
             await attempt(

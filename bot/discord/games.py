@@ -148,6 +148,8 @@ class DiscordGames:
         """Stop every session (each resumes on the next start), then the AI workers."""
         if self._manager is not None:
             await self.host.run(self._manager.shutdown)
+        if self._frontend is not None:
+            await self.host.run(self._frontend.close)
         if self._service is not None:
             await self._service.close()
 
