@@ -450,6 +450,11 @@ async def stats_text(store: Storage, user_id: int | None) -> str:
     ] or ["  nobody has finished a game yet."]
     out.append("Latest games:")
     out += [_summary(g) for g in await store.recent_games(limit=10)] or ["  none yet."]
+    games, fallbacks = await store.ai_fallbacks(None)
+    if games:
+        out.append(
+            f"AI fallbacks (an AI seat answered by a stand-in): {fallbacks} in {games} games."
+        )
     return "\n".join(out)
 
 

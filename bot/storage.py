@@ -754,6 +754,21 @@ class Storage:
             for user, name, games, wins, rate in rows
         ]
 
+    async def ai_fallbacks(self, guild_id: int | None) -> tuple[int, int]:
+        """(finished games, AI answers that fell back in them) in a guild (None: every
+        game): the alarm of issue 19, counted per game by the session (its state)."""
+        async with self._read() as conn:
+            rows = await _all(
+                conn,
+                "SELECT COUNT(*), COALESCE(SUM("
+                "  CASE WHEN json_valid(session_state)"
+                "  THEN CAST(json_extract(session_state, '$.fallbacks') AS INTEGER) END), 0)"
+                " FROM games WHERE status = 'finished' AND (:guild IS NULL OR guild_id = :guild)",
+                {"guild": guild_id},
+            )
+        games, fallbacks = rows[0]
+        return int(games), int(fallbacks)
+
     # --- settings ---------------------------------------------------------------------
 
     async def get_settings(self, guild_id: int) -> dict[str, Any]:

@@ -865,3 +865,38 @@ def test_actions_are_stored_as_their_json_form() -> None:
     # The log stores Action.to_dict(); this guards the contract the migrations rely on.
     action = Nominate(seat=2, chancellor=4)
     assert Action.from_dict(json.loads(json.dumps(action.to_dict()))) == action
+
+
+async def test_ai_fallbacks_are_summed_over_finished_games(storage: Storage) -> None:
+    """The fallback alarm (issue 19) as `shbot stats` reads it: the count each session
+    stored, over finished games only."""
+    assert await storage.ai_fallbacks(None) == (0, 0)
+    for guild, count, reason in (
+        (1, 3, WinReason.FIVE_LIBERAL),
+        (2, 1, WinReason.FIVE_LIBERAL),
+        (1, 7, None),
+    ):
+        game_id = await storage.create_game(
+            players=5,
+            variant=STANDARD,
+            seed=5,
+            seats=seats_for(5, {0: (1, "Ada")}),
+            options={},
+            guild_id=guild,
+            channel_id=guild * 10,
+        )
+        await storage.set_session_state(game_id, {"fallbacks": count})
+        if reason is None:  # cancelled: not counted
+            await storage.finish_game(
+                game_id, status="cancelled", winner=None, reason=None, roles=None
+            )
+        else:
+            await storage.finish_game(
+                game_id,
+                status="finished",
+                winner=reason.winner,
+                reason=reason,
+                roles=[L, H, L, F, L],
+            )
+    assert await storage.ai_fallbacks(None) == (2, 4)
+    assert await storage.ai_fallbacks(1) == (1, 3)
