@@ -14,8 +14,7 @@ It reuses SO-ISMCTS's agent (`agents.ismcts`) and changes three things:
   own decisions; every other seat, in the tree and in the playout, is one of
   `agents.playouts.ModelPlayers` acting on the role it holds in the determinization
   and on the table's public suspicion (a share of them, `wild`, vote and pick at
-  random, as careless players do; `learn_wild` estimates who per seat from their
-  ballots, `agents.carelessness`). Every root move is played on the same
+  random, as careless players do). Every root move is played on the same
   determinization and dice ("paired root"), so the comparison between moves is not
   drowned in the luck of the deal. In SO-ISMCTS other seats' moves are chosen by UCB
   over statistics pooled across their possible roles, which in a hidden-role game
@@ -46,11 +45,9 @@ from .base import Budget
 from .behaviour import load_behaviour
 from .belief import Belief, DeterminizationSampler
 from .belief_agent import liberal_ballot
-from .carelessness import Carelessness
 from .claiming import claim_for
 from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
 from .ismcts import DEFAULT_EXPLORATION, Node, SOISMCTSAgent
-from .mo_search import Forest
 from .model_search import model_tree_iterate
 from .playouts import TableModel, play_model
 
@@ -151,15 +148,8 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
     """ISMCTS with posterior determinizations, opponent-model playouts and claims.
 
     Options: `exploration` (UCB1's c), `variant` (custom decks), `wild` (the share of
-    other seats the model lets play at random), `learn_wild` (True: `wild` is only the
-    prior of a per-seat estimate read from their ballots, `agents.carelessness`; off by
-    default, as it did not pay in the arena, see bench/results/README.md), `fit` (a
-    behaviour fit file for the beliefs instead of the shipped one), and switches
-    for ablations: `belief_sampling` (False: uniform determinizations), `model_playouts`
-    (False: uniformly random playouts) and `model_tree` (False: SO-ISMCTS's tree, every
-    seat's decisions chosen by UCB). `mo_tree` (an experiment, off by default) gives
-    every other seat a tree of its own, keyed by what it observes (`agents.mo_search`;
-    it needs the model tree).
+    other seats the model lets play at random) and `fit` (a behaviour fit file for the
+    beliefs instead of the shipped one).
     Without a budget a decision runs `DEFAULT_ITERATIONS` iterations.
     """
 
@@ -173,23 +163,12 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         *,
         exploration: float = DEFAULT_EXPLORATION,
         variant: Variant | None = None,
-        belief_sampling: bool = True,
-        model_playouts: bool = True,
-        model_tree: bool = True,
         wild: float = DEFAULT_WILD,
-        learn_wild: bool = False,
         fit: Path | None = None,
-        mo_tree: bool = False,
     ) -> None:
         super().__init__(seat, seed, budget, exploration=exploration, variant=variant)
-        self.belief_sampling = belief_sampling
-        self.model_playouts = model_playouts
-        self.model_tree = model_tree
-        self.mo_tree = mo_tree  # other seats search trees of their own (`agents.mo_search`)
         self.wild = wild
-        self.learn_wild = learn_wild
         self.fit = fit  # a behaviour fit file for both beliefs; None: the shipped fit
-        self.carelessness: Carelessness | None = None  # per seat P(careless), from ballots
         self.belief: Belief | None = None  # this seat's posterior
         self.table: Belief | None = None  # the public posterior (opponent model)
         self.model: TableModel | None = None  # built per decision from `table`
@@ -213,22 +192,11 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
                 behaviour = load_behaviour(setup.players, self.fit) if self.fit else None
                 self.belief = Belief(setup, self.seat, behaviour)
                 self.table = Belief(setup, None, behaviour)
-                if self.learn_wild:
-                    self.carelessness = Carelessness(view.players, self.wild, self.seat)
         super().observe(view)
 
     def on_event(self, event: ev.Event, view: PlayerView) -> None:
         """Both beliefs skip what they may not see (the table sees public events only)."""
         if self.belief is not None and self.table is not None:
-            careless = self.carelessness
-            if careless is not None and event.visible_to(self.seat):
-                if isinstance(event, ev.ElectionResult):
-                    # Read the ballots against the table as it stood when they were cast.
-                    before = self._table_model(self.table)
-                    careless.read_ballots(
-                        event, before, self.belief.roles, self.belief.probabilities()
-                    )
-                careless.track(event)
             self.belief.update(event)
             self.table.update(event)
 
@@ -241,7 +209,7 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         else:
             fascists = (self.variant or view_variant(view)).setup(view.players).fascists
             self.model = TableModel.uniform(view.players, fascists, self.wild)
-        if self.belief_sampling and self.belief is not None:
+        if self.belief is not None:
             sampler: Sampler = BeliefSampler(view, self.belief, self.variant)
         else:
             sampler = UniformSampler(view, self.variant)
@@ -249,18 +217,16 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         return sampler
 
     def _table_model(self, table: Belief) -> TableModel:
-        """The opponent model from the table's belief (and the careless seats, if learned)."""
-        careless = self.carelessness
+        """The opponent model from the table's belief."""
         return TableModel.build(
             [float(x) for x in table.party_fascist()],
             [float(x) for x in table.hitler()],
             self.wild,
-            careless.shares() if careless is not None else (),
         )
 
     def playout(self, game: FastGame, rng: random.Random) -> WinReason:
-        """Finish `game` with the opponent model (or uniformly random, if switched off)."""
-        if not self.model_playouts or self.model is None:
+        """Finish `game` with the opponent model (uniformly random without one)."""
+        if self.model is None:
             return game.play_random(rng)
         return play_model(game, rng, self.model)
 
@@ -273,19 +239,17 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         deadline: float | None,
     ) -> int:
         """Search only this seat's decisions; the others follow the model in the tree too."""
-        if not self.model_tree or self.model is None:
+        if self.model is None:
             return super()._iterate(root, sampler, rng, iterations, deadline)
         return model_tree_iterate(
             root,
             sampler,
             rng,
             self.model,
-            self.model_playouts,
             self.exploration,
             iterations,
             deadline,
             time.perf_counter,
-            Forest() if self.mo_tree else None,
         )
 
     def decide(self, view: PlayerView, rng: random.Random) -> Action:

@@ -23,9 +23,8 @@ runs with the model until the searcher must decide again or the game ends. The n
 node is keyed by what the searcher saw in between: public outcomes (nominations,
 election results, enacted tiles, chaos, powers' targets; never another seat's discard)
 and its own hand if the decision is about tiles. A newly tried move ends the descent
-and the same model players finish the game (`play_model`), or uniformly random ones
-when model playouts are switched off. Rewards are the searcher's team's win (1) or
-loss (0).
+and the same model players finish the game (`play_model`). Rewards are the searcher's
+team's win (1) or loss (0).
 """
 
 from __future__ import annotations
@@ -37,7 +36,6 @@ from engine.fastsim import DISCARD, ENACT, VETO_REPLY, VOTE, FastGame
 
 from .determinize import Sampler
 from .ismcts import _LIBERALS_WON, Node, _ucb_tables, select
-from .mo_search import Forest, decide, tree_ballots, witness
 from .playouts import ModelPlayers, TableModel, play_model
 
 _HAND_PHASES = (DISCARD, ENACT, VETO_REPLY)
@@ -54,19 +52,15 @@ def model_tree_iterate(
     sampler: Sampler,
     rng: random.Random,
     model: TableModel,
-    model_playouts: bool,
     exploration: float,
     iterations: int | None,
     deadline: float | None,
     clock: Callable[[], float],
-    forest: Forest | None = None,
 ) -> int:
     """Play paired determinizations from `root` until a limit; return the games played.
 
     A determinization costs one game per root move, and only whole rounds are played:
     with k root moves, `iterations` runs floor(iterations / k) rounds (at least one).
-    With a `forest` (an experiment, `agents.mo_search`), every other seat also chooses
-    by a tree of its own, kept there, until its first untried move.
     """
     size = min(iterations or 4096, 1 << 20) + 2
     done = 0
@@ -81,18 +75,14 @@ def model_tree_iterate(
         seed = rng.getrandbits(_DICE_BITS)
         moves = root_moves(game)  # the same in every determinization: public + own hand
         per_round = len(moves)
-        if forest is not None:
-            forest.deal(game, root.seat, len(root.visits))
         for move in moves:
             dice = random.Random(seed)
             copy = game.clone()
-            won = _descend(root, move, copy, dice, model, model_playouts, bonus, root_inv, forest)
+            won = _descend(root, move, copy, dice, model, bonus, root_inv)
             done += 1
             root.avail[move] += 1
             root.visits[move] += 1
             root.wins[move] += won
-        if forest is not None:
-            forest.settle()  # after the round, so that its copies stay paired
     return done
 
 
@@ -102,19 +92,14 @@ def _descend(
     game: FastGame,
     dice: random.Random,
     model: TableModel,
-    model_playouts: bool,
     bonus: list[float],
     root_inv: list[float],
-    forest: Forest | None,
 ) -> bool:
     """Play `first` at the root, then down the tree and out; back up; True if won."""
     me = root.seat
     width = len(root.visits)
     rand = dice.random
     players = ModelPlayers(game, model, rand, me)
-    # Other seats' own trees (empty without a forest: every check below is then cheap).
-    others = forest.walkers() if forest is not None else []
-    log = forest.log if forest is not None else []  # what all of them saw
     node = root
     move = first
     untried = 0
@@ -125,19 +110,11 @@ def _descend(
             move, untried = select(node, root_moves(game), rand, bonus, root_inv)
             path.append((node, move))
         if game.phase == VOTE:
-            if others:
-                tree_ballots(game, others, rand, bonus, root_inv)
             game.votes[me] = bool(move)
             players.fill_ballots(game, rand)
             seen = [game.count_votes()]
-            if others:
-                log.append(seen[0])
         else:
-            phase = game.phase
-            outcome = game.step(move)
-            seen = [move << 3 | outcome]
-            if others:
-                witness(others, log, game, phase, me, move, outcome)
+            seen = [move << 3 | game.step(move)]
         if untried:
             break  # expanded: the playout finishes the game
         # Everyone else, by the model, until the searcher decides again.
@@ -146,24 +123,15 @@ def _descend(
             if phase == VOTE:
                 if game.alive[me] and me not in game.votes:
                     break
-                if others:
-                    tree_ballots(game, others, rand, bonus, root_inv)
                 players.fill_ballots(game, rand)
                 seen.append(game.count_votes())
-                if others:
-                    log.append(seen[-1])
                 continue
-            mover = game.to_move()
-            if mover == me:
+            if game.to_move() == me:
                 break
-            other = decide(others, mover, game, rand, bonus, root_inv) if others else -1
-            if other < 0:
-                other = players.move(game, rand)
+            other = players.move(game, rand)
             outcome = game.step(other)
             # Another seat's discard is private: only its effects are seen later.
             seen.append(outcome if phase == DISCARD else (other << 3 | outcome) + 64)
-            if others:
-                witness(others, log, game, phase, mover, other, outcome)
         if game.reason is not None:
             break
         phase = game.phase
@@ -177,16 +145,11 @@ def _descend(
         node = child
     reason = game.reason
     if reason is None:
-        if model_playouts:
-            reason = play_model(game, dice, model, players=players)
-        else:
-            reason = game.play_random(dice)
+        reason = play_model(game, dice, model, players=players)
     liberals_won = _LIBERALS_WON[reason]
     won = (game.roles[me] == 0) is liberals_won
     for node, move in path:
         node.visits[move] += 1
         if won:
             node.wins[move] += 1
-    if forest is not None:
-        forest.back_up(forest.walking, game.roles, liberals_won)
     return won

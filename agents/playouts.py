@@ -78,7 +78,6 @@ class TableModel:
     trust: tuple[tuple[float, ...], tuple[float, ...]]  # [zone][seat] nomination weight
     suspect: tuple[float, ...]  # execution weight
     wild: float = 0.0  # the share of other seats that vote and pick targets at random
-    wildness: tuple[float, ...] = ()  # per seat P(careless), if known; else `wild` for all
 
     @classmethod
     def build(
@@ -86,10 +85,8 @@ class TableModel:
         suspicion: Sequence[float],
         hitler: Sequence[float],
         wild: float = 0.0,
-        wildness: Sequence[float] = (),
     ) -> TableModel:
-        """The model from public P(Fascist party) and P(Hitler) per seat; `wildness`
-        (per seat P(careless), `agents.carelessness`) overrides the flat `wild` share."""
+        """The model from public P(Fascist party) and P(Hitler) per seat."""
         n = len(suspicion)
         base = sum(suspicion) / n  # the Fascist team's share of the table
         typical = 1.0 - (1.0 - base) ** 2  # P(a random pair holds a Fascist)
@@ -118,7 +115,6 @@ class TableModel:
             trust,
             suspect,
             wild,
-            tuple(wildness),
         )
 
     @classmethod
@@ -177,10 +173,9 @@ class ModelPlayers:
         # Wild seats (drawn once per game, never the searcher) vote and pick at random:
         # a real table has careless players, and a model of only careful ones trusts
         # the table to stop a bad government more than it will.
-        shares = model.wildness or (model.wild,) * n
+        wild = model.wild
         self.wild = [
-            bool(shares[s] and rand is not None and s != searcher and rand() < shares[s])
-            for s in range(n)
+            bool(wild and rand is not None and s != searcher and rand() < wild) for s in range(n)
         ]
 
     def fill_ballots(

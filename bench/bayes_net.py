@@ -25,10 +25,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from agents.belief import Marginals, hypergeom
 from engine import Policy, Role, Setup
 from engine import events as ev
-
-from .belief import Marginals, hypergeom
 
 Array = npt.NDArray[np.float64]
 

@@ -10,7 +10,7 @@ game and scores three predictors from the seat of one Liberal (drawn per game):
 
 - `prior`: the uniform prior given the seat's own role (P(Hitler) = 1/(n-1) and
   P(Fascist team) = (f+1)/(n-1) for every other seat);
-- `bayes_net`: `agents.bayes_net.BayesNetBelief`, the two-player network baseline;
+- `bayes_net`: `bench/bayes_net.py`'s `BayesNetBelief`, the two-player network baseline;
 - `exact`: `agents.belief.Belief`, the exact posterior with the fitted behaviour model.
 
 Scoring points: after every legislative session (policy enacted or agenda vetoed) and
@@ -42,11 +42,15 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
-from agents.bayes_net import BayesNetBelief
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the baseline beside this file
+
+from bayes_net import BayesNetBelief
+
 from agents.belief import Belief
 from agents.runner import GameResult, play_game
 from engine import Action, Claim, Game, Role, Setup

@@ -2,7 +2,7 @@
 
     python bench/ismcts_bench.py --players 10 --iterations 10000 --decisions 30 --seed 1
         [--json] [--mix balanced|natural] [--exploration 0.7] [--profile]
-        [--agent ismcts|belief-ismcts] [--options wild=0.7,mo_tree=1]
+        [--agent ismcts|belief-ismcts] [--options wild=0.7,fit=behaviour_fitted.json]
 
 `--agent belief-ismcts` times our agent as the bot's worker runs it: a fresh agent
 reads the whole view (both beliefs updated with every event), then searches; the
@@ -130,9 +130,7 @@ def main(argv: list[str] | None = None) -> None:
         help="positions in turn per kind of decision, or as often as games ask them",
     )
     parser.add_argument("--agent", choices=("ismcts", "belief-ismcts"), default="ismcts")
-    parser.add_argument(
-        "--options", default="", help="the agent's own options, e.g. wild=0.7,mo_tree=1"
-    )
+    parser.add_argument("--options", default="", help="the agent's own options, e.g. wild=0.7")
     parser.add_argument("--json", action="store_true", help="print one JSON line")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top lines")
     args = parser.parse_args(argv)

@@ -448,9 +448,9 @@ def test_bench_times_a_variant_from_its_options() -> None:
     out = io.StringIO()
     with redirect_stdout(out):
         args = "--players 5 --iterations 20 --decisions 2 --json --agent belief-ismcts"
-        _bench().main([*args.split(), "--options", "wild=0.7,mo_tree=1"])
+        _bench().main([*args.split(), "--options", "wild=0.7,fit=behaviour_fitted.json"])
     data = json.loads(out.getvalue())
-    assert data["options"] == "wild=0.7,mo_tree=1" and data["decisions"] == 2
+    assert data["options"] == "wild=0.7,fit=behaviour_fitted.json" and data["decisions"] == 2
     with pytest.raises(SystemExit), redirect_stderr(io.StringIO()):
         _bench().main(["--agent", "ismcts", "--options", "wild=0.7"])  # not its option
     with pytest.raises(SystemExit), redirect_stderr(io.StringIO()):

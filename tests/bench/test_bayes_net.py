@@ -1,14 +1,25 @@
-"""The two-player Bayesian network baseline: shapes, sums, and one update by hand."""
+"""The two-player Bayesian network baseline (bench/bayes_net.py, a benchmark baseline,
+not shipped): shapes, sums, and one update by hand."""
 
 from __future__ import annotations
 
+import importlib.util
 import random
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from agents.bayes_net import BayesNetBelief
 from engine import Discard, Enact, FixedChance, Game, Nominate, Policy, Role, Vote
+
+_PATH = Path(__file__).resolve().parents[2] / "bench" / "bayes_net.py"
+_SPEC = importlib.util.spec_from_file_location("bench_bayes_net", _PATH)
+assert _SPEC is not None and _SPEC.loader is not None
+_MODULE = importlib.util.module_from_spec(_SPEC)
+sys.modules[_SPEC.name] = _MODULE
+_SPEC.loader.exec_module(_MODULE)
+BayesNetBelief = _MODULE.BayesNetBelief
 
 L, F = Policy.LIBERAL, Policy.FASCIST
 
