@@ -26,8 +26,10 @@ from ..storage import Storage, StorageError
 from . import texts
 from .commands import GameCommands
 from .components import PREFIX, ComponentId, Route
+from .desk import GameBot, GameDesk
 from .lobby import ChannelSettingsLobbyStore, LobbyBook
-from .lobby_control import GameLauncher, LobbyControl
+from .lobby_control import LobbyControl
+from .replies import answer
 
 log = logging.getLogger(__name__)
 
@@ -40,61 +42,6 @@ PERMISSIONS = discord.Permissions(
     attach_files=True,
     read_message_history=True,
 )
-
-
-class GameDesk(GameLauncher, Protocol):
-    """The running games as the Discord layer sees them (see `games.DiscordGames`)."""
-
-    async def start(self, bot: SecretHitlerBot) -> None:
-        """Resume the games that were running when the bot stopped."""
-        ...
-
-    async def stop(self) -> None:
-        """Stop every session cleanly (their state is already stored)."""
-        ...
-
-    async def on_click(self, interaction: discord.Interaction, cid: ComponentId) -> None:
-        """A game component was used: check it against the session and answer."""
-        ...
-
-    async def status(self, interaction: discord.Interaction) -> None:
-        """Answer /status for the channel's game (or say there is none)."""
-        ...
-
-    async def cancel(self, interaction: discord.Interaction) -> None:
-        """Answer /cancel for the channel's game (or say there is none)."""
-        ...
-
-    async def resume(self, interaction: discord.Interaction) -> None:
-        """Answer /resume: carry on the channel's paused game (or say there is none)."""
-        ...
-
-    async def role(self, interaction: discord.Interaction) -> None:
-        """Answer /role: the member's role and private knowledge, ephemerally."""
-        ...
-
-    async def afk(self, interaction: discord.Interaction) -> None:
-        """Answer /afk: an AI plays the member's seat until /back."""
-        ...
-
-    async def back(self, interaction: discord.Interaction) -> None:
-        """Answer /back: the member plays their seat again."""
-        ...
-
-    async def demo(self, interaction: discord.Interaction, players: int, speed: str) -> None:
-        """Start a bot-only game in the channel (the caller checked it is free)."""
-        ...
-
-    async def place_lost(
-        self, reason: str, *, channel_id: int | None, guild_id: int | None
-    ) -> None:
-        """A channel (or a whole server) is gone: abandon every game played there."""
-        ...
-
-    def permissions_changed(self, guild_id: int, channel_id: int | None = None) -> None:
-        """The bot's permissions may have changed in a channel (None: anywhere in the
-        server): games paused for want of one try their next message again now."""
-        ...
 
 
 class BotTree(app_commands.CommandTree["SecretHitlerBot"]):
@@ -110,7 +57,7 @@ class BotTree(app_commands.CommandTree["SecretHitlerBot"]):
         if getattr(interaction.command, "guild_only", False) and (
             interaction.guild_id is None or interaction.channel_id is None
         ):
-            await _answer(interaction, texts.GUILD_ONLY)
+            await answer(interaction, texts.GUILD_ONLY, quiet=True)
             return False
         return True
 
@@ -119,11 +66,11 @@ class BotTree(app_commands.CommandTree["SecretHitlerBot"]):
     ) -> None:
         """Log the failure and tell the member the game is unchanged."""
         if isinstance(error, app_commands.NoPrivateMessage):
-            await _answer(interaction, texts.GUILD_ONLY)
+            await answer(interaction, texts.GUILD_ONLY, quiet=True)
             return
         name = getattr(interaction.command, "name", "?")
         log.error("command %s failed", name, exc_info=error)
-        await _answer(interaction, texts.SOMETHING_WRONG)
+        await answer(interaction, texts.SOMETHING_WRONG, quiet=True)
 
 
 def invite_url(application_id: int) -> str:
@@ -133,7 +80,7 @@ def invite_url(application_id: int) -> str:
     )
 
 
-class SecretHitlerBot(commands.AutoShardedBot):
+class SecretHitlerBot(commands.AutoShardedBot, GameBot):
     """The bot: app commands, routed components, lobbies and games.
 
     `storage` may be given (tests share one across restarts); otherwise it is opened
@@ -268,22 +215,22 @@ class SecretHitlerBot(commands.AutoShardedBot):
         custom_id = str(data.get("custom_id", ""))
         if ComponentId.parse(custom_id) is None:
             log.debug("unknown component %r", custom_id[: len(PREFIX) + 40])
-            await _answer(interaction, texts.UNKNOWN_COMPONENT)
+            await answer(interaction, texts.UNKNOWN_COMPONENT, quiet=True)
 
     async def on_component(self, interaction: discord.Interaction, cid: ComponentId) -> None:
         """Route a click to its lobby or game; never leave it unanswered."""
         try:
             if self._lobbies is None:
-                await _answer(interaction, texts.NOT_READY)
+                await answer(interaction, texts.NOT_READY, quiet=True)
             elif cid.game.startswith("L"):
                 await self._lobbies.on_click(interaction, cid)
             elif cid.game.isdigit():
                 await self.games.on_click(interaction, cid)
             else:
-                await _answer(interaction, texts.UNKNOWN_COMPONENT)
+                await answer(interaction, texts.UNKNOWN_COMPONENT, quiet=True)
         except Exception:
             log.exception("component %s failed", cid)
-            await _answer(interaction, texts.SOMETHING_WRONG)
+            await answer(interaction, texts.SOMETHING_WRONG, quiet=True)
 
     # --- shutdown -------------------------------------------------------------------------
 
@@ -298,17 +245,6 @@ class SecretHitlerBot(commands.AutoShardedBot):
         if self._owns_storage and self._storage is not None:
             await self._storage.close()
         log.info("closed")
-
-
-async def _answer(interaction: discord.Interaction, text: str) -> None:
-    """An ephemeral answer whether or not the interaction was acknowledged already."""
-    try:
-        if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True)
-        else:
-            await interaction.response.send_message(text, ephemeral=True)
-    except discord.HTTPException:
-        log.warning("could not answer an interaction (expired or already answered)")
 
 
 def run(config: Config, games: GameDesk | None = None) -> None:

@@ -14,21 +14,21 @@ shown to the whole channel. A public result is posted as a followup (`announce`)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import discord
 from discord import app_commands
 from discord.app_commands import Choice, Range
 from discord.ext import commands
 
-from ..config import STRENGTHS
+from ..config import STRENGTHS, Config
+from ..storage import Storage
 from . import info, texts
+from .desk import GameDesk
 from .lobby import VARIANTS, LobbyError, LobbyOptions, default_options
+from .lobby_control import LobbyControl
 from .lobby_message import lobby_embed
 from .replies import acknowledge, announce, answer
-
-if TYPE_CHECKING:
-    from .app import SecretHitlerBot
 
 VARIANT_CHOICES = [Choice(name=v, value=v) for v in VARIANTS]
 STRENGTH_CHOICES = [Choice(name=s, value=s) for s in STRENGTHS]
@@ -36,10 +36,34 @@ Seconds = Range[int, 15, 900]
 TableSize = Range[int, 5, 10]
 
 
+class CommandHost(Protocol):
+    """What the commands need of the bot (`app.SecretHitlerBot`, once set up)."""
+
+    @property
+    def config(self) -> Config:
+        """The bot's configuration."""
+        ...
+
+    @property
+    def storage(self) -> Storage:
+        """The database."""
+        ...
+
+    @property
+    def lobbies(self) -> LobbyControl:
+        """The lobby handlers."""
+        ...
+
+    @property
+    def games(self) -> GameDesk:
+        """The running games."""
+        ...
+
+
 class GameCommands(commands.Cog):
     """Every app command of the bot."""
 
-    def __init__(self, bot: SecretHitlerBot) -> None:
+    def __init__(self, bot: CommandHost) -> None:
         self.bot = bot
 
     # --- the lobby --------------------------------------------------------------------

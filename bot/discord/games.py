@@ -16,7 +16,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import discord
 
@@ -32,6 +32,7 @@ from ..timers import Timers
 from . import texts
 from .components import ComponentId, selected_values
 from .delivery import missing_here
+from .desk import GameBot
 from .frontend import (
     CANCEL,
     HAND,
@@ -43,9 +44,6 @@ from .frontend import (
 )
 from .lobby import Lobby, LobbySeat
 from .replies import acknowledge, announce, answer
-
-if TYPE_CHECKING:
-    from .app import SecretHitlerBot
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +86,7 @@ class _Meta:
 
 
 class DiscordGames:
-    """Implements `app.GameDesk` over `bot.manager.SessionManager`."""
+    """Implements `desk.GameDesk` over `bot.manager.SessionManager`."""
 
     def __init__(
         self,
@@ -124,9 +122,10 @@ class DiscordGames:
             raise RuntimeError("The games are not started yet.")
         return self._frontend
 
-    async def start(self, bot: SecretHitlerBot) -> None:
+    async def start(self, bot: GameBot) -> None:
         """Build the manager over the bot's storage and resume the unfinished games."""
-        self._frontend = DiscordFrontend(bot, dm_secrets=self.config.dm_secrets, book=bot.storage)
+        storage = bot.storage
+        self._frontend = DiscordFrontend(bot, dm_secrets=self.config.dm_secrets, book=storage)
         agents = self._agents
         if agents is None:
             from agents.service import AgentService  # worker processes, off the event loop
@@ -135,9 +134,7 @@ class DiscordGames:
             await self._service.start()
             agents = self._service
         assert agents is not None
-        manager = self._manager = SessionManager(
-            bot.storage, self._frontend, agents, clock=self.clock
-        )
+        manager = self._manager = SessionManager(storage, self._frontend, agents, clock=self.clock)
         scope = self.config.game_scope  # its shards' games, never the terminal's
         resumed = await self.host.run(
             lambda: manager.recover(frontend_for=self._remember, scope=scope)
@@ -314,7 +311,7 @@ class DiscordGames:
         if session is None:
             # The reason is read from the database: acknowledge first (3-second window).
             await acknowledge(interaction)
-            await _refuse(interaction, await self._why_not_running(game_id))
+            await answer(interaction, await self._why_not_running(game_id))
             return
         user_id = interaction.user.id
         seat = session.table.seat_of(user_id)
@@ -322,16 +319,16 @@ class DiscordGames:
             await self._agree_to_cancel(interaction, session, cid.arg)
             return
         if seat is None:
-            await _refuse(interaction, texts.NOT_A_PLAYER)
+            await answer(interaction, texts.NOT_A_PLAYER)
             return
         if session.paused and cid.action != ROLE:  # one's own role may still be read
-            await _refuse(interaction, texts.GAME_PAUSED)
+            await answer(interaction, texts.GAME_PAUSED)
             return
         if cid.action == ROLE:
             text = secrets_text(session.private_view(seat), [s.name for s in session.table.seats])
             await interaction.response.send_message(text, ephemeral=True)
         elif session.table.seats[seat].is_ai and not _open_claim(session, seat, cid.action):
-            await _refuse(interaction, texts.AI_PLAYS_YOUR_SEAT)  # claims stay the member's
+            await answer(interaction, texts.AI_PLAYS_YOUR_SEAT)  # claims stay the member's
         elif cid.action == HAND:
             await self._open_hand(interaction, session, seat, cid)
         else:
@@ -356,7 +353,7 @@ class DiscordGames:
         owner = int(cid.arg or -1)
         if owner != seat:
             name = session.table.seats[owner].name if 0 <= owner < len(session.table.seats) else "?"
-            await _refuse(interaction, texts.NOT_YOUR_HAND.format(label=name))
+            await answer(interaction, texts.NOT_YOUR_HAND.format(label=name))
             return
         prompt = next(
             (
@@ -367,7 +364,7 @@ class DiscordGames:
             None,
         )
         if prompt is None:
-            await _refuse(interaction, texts.HAND_EMPTY)
+            await answer(interaction, texts.HAND_EMPTY)
             return
         # The question names the policies in hand: this reply is for the seat alone.
         await interaction.response.send_message(
@@ -380,15 +377,15 @@ class DiscordGames:
         try:
             owner, index = _parse_choice(cid, selected_values(interaction))
         except ValueError:
-            await _refuse(interaction, texts.UNKNOWN_COMPONENT)
+            await answer(interaction, texts.UNKNOWN_COMPONENT)
             return
         table = session.table
         if owner is not None and owner != seat:
             name = table.seats[owner].name if 0 <= owner < len(table.seats) else "?"
-            await _refuse(interaction, texts.NOT_YOUR_PROMPT.format(label=name))
+            await answer(interaction, texts.NOT_YOUR_PROMPT.format(label=name))
             return
         if not session.spectator_view().alive[seat]:
-            await _refuse(interaction, texts.DEAD)
+            await answer(interaction, texts.DEAD)
             return
         prompt = next((p for p in session.open_prompts(seat) if p.id == cid.action), None)
         in_hand = interaction.message is not None and interaction.message.flags.ephemeral
@@ -416,7 +413,7 @@ class DiscordGames:
         """/status: the public board and whom the game waits for."""
         session = self._session_here(interaction)
         if session is None:
-            await _refuse(interaction, texts.NO_GAME_HERE)
+            await answer(interaction, texts.NO_GAME_HERE)
             return
         from ..render import board_text
 
@@ -437,7 +434,7 @@ class DiscordGames:
         if session is None or seat is None:
             mine = self.manager.games_of(interaction.user.id) if self._manager else []
             if len(mine) != 1:
-                await _refuse(interaction, texts.NO_GAME_FOR_YOU)
+                await answer(interaction, texts.NO_GAME_FOR_YOU)
                 return
             session = mine[0]
             seat = session.table.seat_of(interaction.user.id)
@@ -456,7 +453,7 @@ class DiscordGames:
     async def _seat_command(self, interaction: discord.Interaction, which: str) -> None:
         session = self._session_here(interaction)
         if session is None:
-            await _refuse(interaction, texts.NO_GAME_HERE)
+            await answer(interaction, texts.NO_GAME_HERE)
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         try:
@@ -472,12 +469,12 @@ class DiscordGames:
         """/cancel mid-game: host or Manage Server asks; the players confirm by majority."""
         session = self._session_here(interaction)
         if session is None:
-            await _refuse(interaction, texts.NO_GAME_HERE)
+            await answer(interaction, texts.NO_GAME_HERE)
             return
         meta = self._meta_of(session.game_id)
         user_id = interaction.user.id
         if user_id != meta.host_id and not interaction.permissions.manage_guild:
-            await _refuse(interaction, texts.CANCEL_RIGHTS)
+            await answer(interaction, texts.CANCEL_RIGHTS)
             return
         humans = _humans(session)
         # A new request replaces any older one: the older buttons stop counting.
@@ -511,13 +508,13 @@ class DiscordGames:
         """/resume: the host or Manage Server carries on the paused game of the channel."""
         session = self._session_here(interaction)
         if session is None or not session.paused:
-            await _refuse(interaction, texts.NOTHING_PAUSED)
+            await answer(interaction, texts.NOTHING_PAUSED)
             return
         if (
             interaction.user.id != self._meta_of(session.game_id).host_id
             and not interaction.permissions.manage_guild
         ):
-            await _refuse(interaction, texts.RESUME_RIGHTS)
+            await answer(interaction, texts.RESUME_RIGHTS)
             return
         # Rebuilding the game reads the database: acknowledge first (3-second window).
         await interaction.response.defer(ephemeral=True, thinking=True)
@@ -540,19 +537,19 @@ class DiscordGames:
         old, replaced or forged button must never end a game."""
         meta = self._meta_of(session.game_id)
         if meta.cancel_request is None:
-            await _refuse(interaction, texts.CANCEL_NOT_ASKED)
+            await answer(interaction, texts.CANCEL_NOT_ASKED)
             return
         if request != meta.cancel_request:
-            await _refuse(interaction, texts.CANCEL_STALE)
+            await answer(interaction, texts.CANCEL_STALE)
             return
         humans = _humans(session)
         user_id = interaction.user.id
         if user_id not in humans:
-            await _refuse(interaction, texts.CANCEL_ONLY_PLAYERS)
+            await answer(interaction, texts.CANCEL_ONLY_PLAYERS)
             return
         needed = len(humans) // 2 + 1
         if user_id in meta.cancel_votes:
-            await _refuse(
+            await answer(
                 interaction,
                 texts.CANCEL_ALREADY.format(count=len(meta.cancel_votes), needed=needed),
             )
@@ -606,11 +603,3 @@ def _confirmation(prompt: Any, index: int) -> str:
     if prompt_kind(prompt) == "vote":
         return texts.VOTED.format(ballot=option.label)
     return texts.CHOSEN.format(label=option.label)
-
-
-async def _refuse(interaction: discord.Interaction, text: str) -> None:
-    """An ephemeral answer whether or not the interaction was acknowledged."""
-    if interaction.response.is_done():
-        await interaction.followup.send(text, ephemeral=True)
-    else:
-        await interaction.response.send_message(text, ephemeral=True)

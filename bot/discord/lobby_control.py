@@ -57,24 +57,24 @@ class LobbyControl:
         """Open a lobby in this channel, the member who asked seated as host."""
         channel_id = interaction.channel_id
         if interaction.guild_id is None or channel_id is None:
-            await _refuse(interaction, texts.GUILD_ONLY)
+            await answer(interaction, texts.GUILD_ONLY)
             return
         if missing := missing_here(interaction):
-            await _refuse(interaction, texts.MISSING_HERE.format(names=", ".join(missing)))
+            await answer(interaction, texts.MISSING_HERE.format(names=", ".join(missing)))
             return
         try:
             options.check()
         except LobbyError as exc:
-            await _refuse(interaction, str(exc))
+            await answer(interaction, str(exc))
             return
         await acknowledge(interaction)  # a no-op if the command acknowledged already
         async with self.book.lock(channel_id):
             if self.launcher.game_in(channel_id) is not None:
-                await _refuse(interaction, texts.GAME_ALREADY_HERE)
+                await answer(interaction, texts.GAME_ALREADY_HERE)
                 return
             existing = await self.book.get(channel_id)
             if existing is not None:
-                await _refuse(interaction, texts.LOBBY_ALREADY_HERE.format(link=_link(existing)))
+                await answer(interaction, texts.LOBBY_ALREADY_HERE.format(link=_link(existing)))
                 return
             lobby = Lobby(
                 id=f"L{interaction.id:x}",
@@ -155,10 +155,10 @@ class LobbyControl:
         """The host starts the game: the lobby closes and the session takes over."""
         channel_id = interaction.channel_id
         if interaction.guild_id is None or channel_id is None:
-            await _refuse(interaction, texts.GUILD_ONLY)
+            await answer(interaction, texts.GUILD_ONLY)
             return
         if missing := missing_here(interaction):  # lost since the lobby opened
-            await _refuse(interaction, texts.MISSING_HERE.format(names=", ".join(missing)))
+            await answer(interaction, texts.MISSING_HERE.format(names=", ".join(missing)))
             return
         await acknowledge(interaction, update=cid is not None)
         async with self.book.lock(channel_id):
@@ -168,13 +168,13 @@ class LobbyControl:
             try:
                 table = lobby.check_start(interaction.user.id)
             except LobbyError as exc:
-                await _refuse(interaction, str(exc))
+                await answer(interaction, str(exc))
                 return
             if self.launcher.game_in(channel_id) is not None:
                 # Started already (the bot stopped between storing the game and closing
                 # the lobby): never a second game in the channel.
                 await self.book.close(lobby)
-                await _refuse(interaction, texts.GAME_ALREADY_HERE)
+                await answer(interaction, texts.GAME_ALREADY_HERE)
                 return
             game_id = await self.launcher.launch(lobby, table)
             await self.book.close(lobby)
@@ -186,7 +186,7 @@ class LobbyControl:
         interaction then deferred as an ephemeral reply."""
         channel_id = interaction.channel_id
         if interaction.guild_id is None or channel_id is None:
-            await _refuse(interaction, texts.GUILD_ONLY)
+            await answer(interaction, texts.GUILD_ONLY)
             return True  # answered
         await acknowledge(interaction)  # the lobby may have to be read from the database
         async with self.book.lock(channel_id):
@@ -195,7 +195,7 @@ class LobbyControl:
                 return False
             perms = interaction.permissions
             if interaction.user.id != lobby.host_id and not perms.manage_guild:
-                await _refuse(
+                await answer(
                     interaction,
                     texts.HOST_ONLY.format(host=f"<@{lobby.host_id}>", act=texts.ACT_CANCEL),
                 )
@@ -220,7 +220,7 @@ class LobbyControl:
         elif cid.action == START:
             await self.start(interaction, cid)
         else:
-            await _refuse(interaction, texts.UNKNOWN_COMPONENT)
+            await answer(interaction, texts.UNKNOWN_COMPONENT)
 
     # --- plumbing ---------------------------------------------------------------------
 
@@ -231,10 +231,10 @@ class LobbyControl:
         assert interaction.channel_id is not None
         lobby = await self.book.get(interaction.channel_id)
         if cid is not None and (lobby is None or lobby.id != cid.game):
-            await _refuse(interaction, texts.STALE_LOBBY)  # a button of a closed lobby
+            await answer(interaction, texts.STALE_LOBBY)  # a button of a closed lobby
             return None
         if lobby is None:
-            await _refuse(interaction, texts.NO_LOBBY_HERE)
+            await answer(interaction, texts.NO_LOBBY_HERE)
             return None
         return lobby
 
@@ -243,7 +243,7 @@ class LobbyControl:
     ) -> None:
         channel_id = interaction.channel_id
         if interaction.guild_id is None or channel_id is None:
-            await _refuse(interaction, texts.GUILD_ONLY)
+            await answer(interaction, texts.GUILD_ONLY)
             return
         await acknowledge(interaction, update=cid is not None)
         async with self.book.lock(channel_id):
@@ -254,7 +254,7 @@ class LobbyControl:
             try:
                 note = change(draft)
             except LobbyError as exc:
-                await _refuse(interaction, str(exc))
+                await answer(interaction, str(exc))
                 return
             if not draft.humans:  # the last member left: nobody could start it
                 await self.book.close(draft)
@@ -282,7 +282,7 @@ class LobbyControl:
         if from_button is not None:  # acknowledged as a deferred update of the lobby message
             await interaction.edit_original_response(embed=embed, view=None)
         else:
-            await _refuse(interaction, reason)  # the member's ephemeral answer
+            await answer(interaction, reason)  # the member's ephemeral answer
             await self._edit_lobby_message(interaction, lobby, embed, None)
 
     async def _edit_lobby_message(
@@ -315,11 +315,6 @@ class LobbyControl:
             await self.book.save(fresh)
         except discord.HTTPException as exc:
             log.warning("lobby %s: cannot edit its message: %s", lobby.id, exc)
-
-
-async def _refuse(interaction: discord.Interaction, text: str) -> None:
-    """Answer only the member who asked, whether or not the interaction was acknowledged."""
-    await answer(interaction, text)
 
 
 def _link(lobby: Lobby) -> str:

@@ -11,9 +11,12 @@ followup (a followup's flags are its own once the original reply is complete).
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import discord
+
+log = logging.getLogger(__name__)
 
 
 async def acknowledge(interaction: discord.Interaction, *, update: bool = False) -> None:
@@ -28,12 +31,28 @@ async def acknowledge(interaction: discord.Interaction, *, update: bool = False)
         await interaction.response.defer(ephemeral=True, thinking=True)
 
 
-async def answer(interaction: discord.Interaction, text: str | None = None, **kwargs: Any) -> None:
-    """An ephemeral answer to the member, whether or not the interaction was deferred."""
-    if interaction.response.is_done():
-        await interaction.followup.send(text, ephemeral=True, **kwargs)  # type: ignore[arg-type]
-    else:
-        await interaction.response.send_message(text, ephemeral=True, **kwargs)
+async def answer(
+    interaction: discord.Interaction,
+    text: str | None = None,
+    *,
+    quiet: bool = False,
+    **kwargs: Any,
+) -> None:
+    """An ephemeral answer to the member, whether or not the interaction was deferred.
+
+    `kwargs` go to the send call (`embed=`, `view=`...). `quiet`: an answer that cannot be
+    sent (the interaction expired, or was answered already) is logged instead of raised:
+    for the bot's last-resort answers, on paths that are already handling a failure.
+    """
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True, **kwargs)  # type: ignore[arg-type]
+        else:
+            await interaction.response.send_message(text, ephemeral=True, **kwargs)
+    except discord.HTTPException:
+        if not quiet:
+            raise
+        log.warning("could not answer an interaction (expired or already answered)")
 
 
 async def announce(
