@@ -249,7 +249,9 @@ class GameCommands(commands.Cog):
         """Best win rates."""
         await acknowledge(interaction)  # ephemeral: an error must reach the member alone
         rows = await self.bot.storage.leaderboard(interaction.guild_id, limit=10)
-        await announce(interaction, texts.SHOWN_BELOW, embed=info.leaderboard_embed(rows))
+        fallbacks = await self.bot.storage.ai_fallbacks(interaction.guild_id)
+        embed = info.leaderboard_embed(rows, fallbacks)
+        await announce(interaction, texts.SHOWN_BELOW, embed=embed)
 
     @app_commands.command(
         name="settings", description="Manage Server: default options for new tables here."

@@ -41,6 +41,10 @@ class InfoStorage(Protocol):
         """Best win rates."""
         ...
 
+    async def ai_fallbacks(self, guild_id: int | None) -> tuple[int, int]:
+        """(finished games, AI decisions that fell back in them)."""
+        ...
+
     async def get_settings(self, guild_id: int) -> dict[str, Any]:
         """A guild's settings."""
         ...
@@ -114,19 +118,29 @@ def stats_embed(name: str, stats: PlayerStats) -> discord.Embed:
     return embed
 
 
-def leaderboard_embed(rows: list[LeaderboardRow]) -> discord.Embed:
-    """The best win rates of the server."""
+def leaderboard_embed(
+    rows: list[LeaderboardRow], fallbacks: tuple[int, int] = (0, 0)
+) -> discord.Embed:
+    """The best win rates of the server, and how often its AI seats fell back
+    (`fallbacks`: finished games, fallbacks)."""
     lines = [
         texts.LEADERBOARD_LINE.format(
             rank=rank, user_id=row.user_id, wins=row.wins, games=row.games, rate=row.win_rate
         )
         for rank, row in enumerate(rows, start=1)
     ]
-    return discord.Embed(
+    embed = discord.Embed(
         title=texts.LEADERBOARD_TITLE,
         description="\n".join(lines) or texts.LEADERBOARD_EMPTY,
         colour=INFO_COLOUR,
     )
+    games, fell_back = fallbacks
+    if games:  # the alarm of issue 19: in normal operation this stays at 0
+        embed.add_field(
+            name=texts.AI_FALLBACKS_NAME,
+            value=texts.AI_FALLBACKS.format(fallbacks=fell_back, games=games),
+        )
+    return embed
 
 
 def settings_embed(options: LobbyOptions) -> discord.Embed:

@@ -49,7 +49,9 @@ async def test_history_stats_and_leaderboard_after_a_game(table: Harness) -> Non
     assert f"**{int(won)}** wins" in text
 
     board = await bob.slash(table.channel, "leaderboard")
-    assert f"<@{alice.id}> · {int(won)}/1 wins" in embed_text(public_followup(board))
+    text = embed_text(public_followup(board))
+    assert f"<@{alice.id}> · {int(won)}/1 wins" in text
+    assert texts.AI_FALLBACKS.format(fallbacks=0, games=1) in text  # the AI never fell back
 
 
 async def test_settings_change_the_defaults_of_new_tables(table: Harness) -> None:
