@@ -30,7 +30,7 @@ before a restart still work after it.
 Collaborators, each in its own module: `bot.outbox.Outbox` delivers what the table is
 shown, in order, and reports a game that cannot be shown (abandoned) or lacks a
 permission (paused); `bot.ai_seats.AISeats` asks the AI for the AI seats and counts
-their fallbacks. A player's clock starts when the outbox has shown their prompt.
+their fallbacks; `bot.claim_windows.ClaimWindows` keeps who may still claim. A player's clock starts when the outbox has shown their prompt.
 """
 
 from __future__ import annotations
@@ -77,6 +77,7 @@ from engine.claims import OpenClaims
 
 from .agent_port import DEFAULT_BUDGET_S, AgentPort, default_substitute, seat_seed
 from .ai_seats import AISeats, stand_in
+from .claim_windows import ClaimWindows, closed_at, new_claim_windows
 from .narrate import narrate, tiles
 from .outbox import Message, Outbox, Resumed, Withdrawal
 from .ports import (
@@ -295,11 +296,11 @@ class GameSession:
         self._fresh = resume is None
         self._resume_notice = resume.notice if resume else RESTART_NOTICE
         self._turn = resume.turn if resume else 0
-        self._claim_pending: set[int] = set(resume.claim_pending) if resume else set()
-        # Seats whose claim windows of decision `_claims_turn` are over (claimed, said
-        # nothing or timed out): stored, so a restart does not offer them again.
-        self._claims_turn = self._turn
-        self._claims_closed: set[int] = set(resume.claims_closed) if resume else set()
+        self._claims = ClaimWindows(  # who may still claim, and whose windows are over
+            self._turn,
+            pending=set(resume.claim_pending) if resume else set(),
+            closed=set(resume.claims_closed) if resume else set(),
+        )
         self._vote_start = resume.vote_start if resume else None
         self._resume_deadline: float | None = resume.deadline if resume else None
         self._resuming = resume is not None
@@ -335,8 +336,6 @@ class GameSession:
         # A new game stores its bookkeeping once at the start: from then on a restart
         # reads the delivery cursor (a game stored without one counts as all shown).
         self._stored_state: dict[str, Any] = self.state() if resume else {}
-        self._claim_deadline: float | None = None
-        self._claim_window: set[int] = set()  # humans whose claim prompt is open now
         self._tasks: set[asyncio.Task[Any]] = set()
         self._task: asyncio.Task[None] | None = None
         self._cancelled = False
@@ -491,8 +490,8 @@ class GameSession:
     async def _say_nothing(self, seat: int) -> None:
         async with self._lock:
             self._close(seat, PromptKind.CLAIM, "You said nothing.")
-            if seat in self._claim_window:
-                self._close_claims([seat])
+            if seat in self._claims.open_seats:
+                self._claims.close(self._turn, [seat])
                 await self._save_state()
             self._changed.set()
 
@@ -616,8 +615,8 @@ class GameSession:
             await self._save_state()
             while not self.game.is_over:
                 self._raise_failure()
-                if self._claim_pending:
-                    await self._claims()
+                if self._claims.pending:
+                    await self._claim_windows()
                 else:
                     await self._decision()
             self._raise_failure()
@@ -769,11 +768,10 @@ class GameSession:
         for hook in self.on_step:
             hook(self)
 
-    async def _claims(self) -> None:
+    async def _claim_windows(self) -> None:
         """Let the seats whose claim windows just opened claim: AIs now, humans in a window."""
         turn = self._turn
-        seats = sorted(self._claim_pending)
-        self._claim_pending.clear()
+        seats = self._claims.take_pending()
         humans = []
         for seat in seats:
             if not self.game.legal_claims(seat):
@@ -785,8 +783,7 @@ class GameSession:
         if not humans:
             return
         deadline = self._deadline(self.options.timers.claim)
-        self._claim_deadline = deadline
-        self._claim_window = set(humans)
+        self._claims.open(humans, deadline)
         await self._store_deadline(deadline)
         for seat in humans:
             self._issue_claim_prompt(seat)
@@ -798,7 +795,7 @@ class GameSession:
             if seen is not None and seen.done():
                 late = seen.result() - self._asked_at
                 if deadline is not None and late > VISIBLE_SLACK_S:
-                    deadline = self._claim_deadline = deadline + late  # as for decisions
+                    deadline = self._claims.deadline = deadline + late  # as for decisions
                     await self._store_deadline(deadline)
                 seen = None
             self._changed.clear()
@@ -810,12 +807,11 @@ class GameSession:
             except TimeoutError:
                 if seen is None or seen.done():
                     break  # else: still unseen, look again
-        self._claim_window = set()
+        self._claims.shut()
         for seat in humans:
             self._close(seat, PromptKind.CLAIM, "The claim window is closed.")
-        self._claim_deadline = None
         async with self._lock:
-            self._close_claims(seats)
+            self._claims.close(self._turn, seats)
             await self._save_state()
 
     async def _finish(self) -> None:
@@ -983,7 +979,7 @@ class GameSession:
             await self._accept(action)
             if is_claim:
                 self._close(seat, PromptKind.CLAIM, "Your claim is made.")
-                if seat in self._claim_window and self.game.legal_claims(seat):
+                if seat in self._claims.open_seats and self.game.legal_claims(seat):
                     self._issue_claim_prompt(seat)  # e.g. the peek after the session
             elif self._expiries.get(seat):
                 self._expiries[seat] = 0  # the streak is broken
@@ -1021,7 +1017,7 @@ class GameSession:
                 reason = "Done." if seat == action.seat else "The game has moved on."
                 self._close(seat, PromptKind.ACTION, reason)
         if not isinstance(action, Claim):
-            self._claim_pending |= new_claim_windows(before, self.game.open_claims)
+            self._claims.opened(before, self.game.open_claims)
 
     def _end_turn(self) -> None:
         self.ai.end_decision()  # only the thinking: accepting is shielded, re-checks the turn
@@ -1167,7 +1163,7 @@ class GameSession:
             PromptKind.CLAIM,
             "You may tell the table what you saw (optional, and you may lie).",
             (*options, Option("Say nothing", None)),
-            self._claim_deadline,
+            self._claims.deadline,
             view,
         )
         self._issue(prompt)
@@ -1255,7 +1251,7 @@ class GameSession:
         """The bookkeeping a restart needs beyond the move stack (JSON-ready)."""
         return {
             "expiries": {str(seat): n for seat, n in sorted(self._expiries.items()) if n},
-            "claims": {"turn": self._claims_turn, "closed": sorted(self._claims_closed)},
+            "claims": self._claims.state(),
             "fallbacks": self.ai.fallbacks,
             "shown": self._outbox.shown,
         }
@@ -1272,12 +1268,6 @@ class GameSession:
             log.warning("game %d: bookkeeping not stored (%s)", self.game_id, type(exc).__name__)
             return
         self._stored_state = state
-
-    def _close_claims(self, seats: Iterable[int]) -> None:
-        """Mark the claim windows of `seats` for the current decision as over."""
-        if self._claims_turn != self._turn:
-            self._claims_turn, self._claims_closed = self._turn, set()
-        self._claims_closed.update(seats)
 
     def _fail(self, exc: BaseException) -> None:
         if self.failure is None:
@@ -1343,12 +1333,7 @@ def _read_state(
         for key, value in raw.items():
             if str(key).isdigit() and int(key) < players and type(value) is int and value > 0:
                 expiries[int(key)] = value
-    closed: set[int] = set()
-    claims = state.get("claims")
-    if isinstance(claims, dict) and claims.get("turn") == turn:
-        seats = claims.get("closed")
-        if isinstance(seats, list):
-            closed = {s for s in seats if type(s) is int and 0 <= s < players}
+    closed = closed_at(state, turn, players)
     fallbacks = state.get("fallbacks")
     shown = state.get("shown")
     return (
@@ -1423,18 +1408,6 @@ def _advance_turn(turn: int, action: Action, events: Sequence[ev.Event]) -> int:
     if isinstance(action, Vote):
         return turn + any(isinstance(e, ev.ElectionResult) for e in events)
     return turn + 1
-
-
-def new_claim_windows(before: OpenClaims, after: OpenClaims) -> set[int]:
-    """Seats for which a claim window opened between two states of the open claims."""
-    seats = set()
-    for name in ("president", "chancellor", "peek"):
-        seat = getattr(after, name)
-        if seat is not None and seat != getattr(before, name):
-            seats.add(seat)
-    if after.investigation is not None and after.investigation != before.investigation:
-        seats.add(after.investigation[0])
-    return seats
 
 
 def _first_vote_of_election(actions: Sequence[Action]) -> int | None:
