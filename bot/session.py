@@ -30,45 +30,33 @@ before a restart still work after it.
 Collaborators, each in its own module: `bot.outbox.Outbox` delivers what the table is
 shown, in order, and reports a game that cannot be shown (abandoned) or lacks a
 permission (paused); `bot.ai_seats.AISeats` asks the AI for the AI seats and counts
-their fallbacks; `bot.claim_windows.ClaimWindows` keeps who may still claim. A player's clock starts when the outbox has shown their prompt.
+their fallbacks; `bot.claim_windows.ClaimWindows` keeps who may still claim;
+`bot.wording` words the prompts; `bot.suspicion` computes the reveal's suspicion tracks.
+A player's clock starts when the outbox has shown their prompt.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
 import traceback
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from engine import (
     Action,
-    CallSpecialElection,
-    ChancellorClaim,
     Claim,
-    Discard,
-    Enact,
-    Execute,
     Game,
     GameRecord,
     IllegalAction,
-    Investigate,
-    InvestigationClaim,
     Nominate,
     Party,
-    PeekClaim,
     Phase,
     PlayerView,
-    Policy,
-    PresidentClaim,
-    ProposeVeto,
     Role,
-    VetoReply,
     Vote,
     WinReason,
 )
@@ -78,7 +66,7 @@ from engine.claims import OpenClaims
 from .agent_port import DEFAULT_BUDGET_S, AgentPort, default_substitute, seat_seed
 from .ai_seats import AISeats, stand_in
 from .claim_windows import ClaimWindows, closed_at, new_claim_windows
-from .narrate import narrate, tiles
+from .narrate import narrate
 from .outbox import Message, Outbox, Resumed, Withdrawal
 from .ports import (
     AIControlsSeat,
@@ -100,17 +88,15 @@ from .ports import (
     Waiting,
 )
 from .render import reveal_text  # imported up front: importing Pillow mid-game stalls the loop
-from .suspicion import SuspicionSnapshot, SuspicionTrack
+from .suspicion import SUSPICION_THREAD, SuspicionTrack, suspicion_tracks
 from .tasks import cancelled_here, consume
 from .timers import Timers
+from .wording import WAITING_FOR, action_question, option_label
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# Suspicion tracks are computed here, one game after another, so that many games ending
-# together do not starve the event loop of the GIL.
-_SUSPICION_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="suspicion")
 
 # The decision loop wakes at least this often to check that someone is on the clock, even
 # when nothing tells it to (a safety net: an AI task that ends always wakes it at once).
@@ -832,7 +818,7 @@ class GameSession:
             try:  # numpy work: off the event loop, one game at a time (it holds the GIL a lot)
                 loop = asyncio.get_running_loop()
                 self.suspicion = await loop.run_in_executor(
-                    _SUSPICION_THREAD, suspicion_tracks, game, names, ai_seats
+                    SUSPICION_THREAD, suspicion_tracks, game, names, ai_seats
                 )
             except Exception:  # the reveal goes on without the chart
                 log.warning("game %d: no suspicion tracks", self.game_id, exc_info=True)
@@ -1070,7 +1056,7 @@ class GameSession:
             living = game.alive_count
             text = f"Votes: {len(voted)} of {living} in. Waiting for {names}."
         else:
-            text = f"Waiting for {names} to {_WAITING_FOR[game.phase]}."
+            text = f"Waiting for {names} to {WAITING_FOR[game.phase]}."
         self._show(Waiting(game.phase, awaited, voted, deadline, text))
 
     def _show(self, message: Message, *, mark: int | None = None) -> None:
@@ -1355,52 +1341,6 @@ def _events_after(record: GameRecord, shown: int) -> tuple[ev.Event, ...]:
     return tuple(game.events[before:])
 
 
-def suspicion_tracks(
-    game: Game, names: Sequence[str], ai_seats: Iterable[int]
-) -> list[SuspicionTrack]:
-    """How the exact Bayesian belief (`agents.belief`) of the table (public events only)
-    and of each AI seat (its own information set) judged every seat, snapshot at the
-    start and after each legislative session or chaos policy, up to the end.
-
-    Computed once the game is over, from its events: nothing of it is shown before.
-    """
-    from agents.belief import Belief  # numpy and the behaviour model: only when needed
-
-    tracks = []
-    for seat in [None, *ai_seats]:
-        belief = Belief(game.setup, seat)
-        observer = "The table" if seat is None else names[seat]
-        track = SuspicionTrack(observer, seat)
-        sessions = 0
-        for event in game.events:
-            if isinstance(event, ev.GameEnded):
-                break  # the end reveals every role: the belief's story stops here
-            if not event.visible_to(seat):
-                continue
-            belief.update(event)
-            label = None
-            if isinstance(event, ev.PresidentialCandidate) and not track.snapshots:
-                label = "Start"
-            elif isinstance(event, ev.PolicyEnacted) or (
-                isinstance(event, ev.VetoReplied) and event.agreed
-            ):
-                if isinstance(event, ev.PolicyEnacted) and event.chaos:
-                    label = "Chaos"
-                else:
-                    sessions += 1
-                    label = f"Session {sessions}"
-            if label is not None:
-                marginals = belief.marginals()
-                if not all(math.isfinite(p) for seat_m in marginals for p in seat_m):
-                    # Play the behaviour model deems impossible left it no assignment to
-                    # weigh: its story stops here rather than drawing NaN.
-                    log.debug("game: the %s belief has no answer after %s", observer, label)
-                    break
-                track.snapshots.append(SuspicionSnapshot(label, marginals))
-        tracks.append(track)
-    return tracks
-
-
 def _advance_turn(turn: int, action: Action, events: Sequence[ev.Event]) -> int:
     """Every decision but a ballot or a claim moves the game on; so does a complete vote."""
     if isinstance(action, Claim):
@@ -1449,77 +1389,3 @@ def _how_it_ended(task: asyncio.Task[Any]) -> str:
         return "cancelled"
     exc = task.exception()
     return "no error" if exc is None else f"it raised {type(exc).__name__}"
-
-
-# --- words ---------------------------------------------------------------------------------
-
-_WORD = {Policy.LIBERAL: "Liberal", Policy.FASCIST: "Fascist"}
-_WAITING_FOR = {
-    Phase.NOMINATE: "nominate a chancellor",
-    Phase.PRESIDENT_DISCARD: "discard a policy",
-    Phase.CHANCELLOR_ENACT: "enact a policy",
-    Phase.VETO_REPLY: "answer the veto",
-    Phase.INVESTIGATE: "investigate a player",
-    Phase.SPECIAL_ELECTION: "call a special election",
-    Phase.EXECUTE: "execute a player",
-}
-
-
-def option_label(action: Action, labels: Sequence[str]) -> str:
-    """How an action or claim reads on a button or a numbered list."""
-    match action:
-        case Nominate(chancellor=c):
-            return labels[c]
-        case Vote(ja=ja):
-            return "Ja" if ja else "Nein"
-        case Discard(policy=p):
-            return f"Discard {_WORD[p]}"
-        case Enact(policy=p):
-            return f"Enact {_WORD[p]}"
-        case ProposeVeto():
-            return "Propose a veto"
-        case VetoReply(agree=agree):
-            return "Agree to the veto" if agree else "Refuse the veto"
-        case Investigate(target=t) | CallSpecialElection(target=t) | Execute(target=t):
-            return labels[t]
-        case PresidentClaim(drew=drew, passed=passed):
-            return f"I drew {tiles(drew)} and passed {tiles(passed)}"
-        case ChancellorClaim(received=received):
-            return f"I received {tiles(received)}"
-        case PeekClaim(tiles=top):
-            return f"The top three are {tiles(top)}"
-        case InvestigationClaim(target=t, party=party):
-            return f"{labels[t]} is a {party.value.capitalize()}"
-    return str(action)
-
-
-def action_question(view: PlayerView, labels: Sequence[str]) -> str:
-    """The question a prompt asks, from the seat's own view (it may name the seat's hand)."""
-    chancellor = labels[view.chancellor] if view.chancellor is not None else "?"
-    match view.phase:
-        case Phase.NOMINATE:
-            return "You are the presidential candidate: nominate a chancellor."
-        case Phase.VOTE:
-            return (
-                f"Vote on President {labels[view.president]} with Chancellor {chancellor}. "
-                "You can change your vote until the last vote is in."
-            )
-        case Phase.PRESIDENT_DISCARD:
-            return (
-                f"You drew {tiles(view.hand)}. Discard one policy; "
-                f"the other two go to Chancellor {chancellor}."
-            )
-        case Phase.CHANCELLOR_ENACT:
-            veto = any(isinstance(a, ProposeVeto) for a in view.legal_actions)
-            return f"You received {tiles(view.hand)}. Enact one policy; the other is discarded." + (
-                " You may propose a veto instead." if veto else ""
-            )
-        case Phase.VETO_REPLY:
-            return f"Chancellor {chancellor} proposes to veto this agenda. Do you agree?"
-        case Phase.INVESTIGATE:
-            return "Investigate a player's loyalty: you will see their party."
-        case Phase.SPECIAL_ELECTION:
-            return "Call a special election: choose the next presidential candidate."
-        case Phase.EXECUTE:
-            return "Execute a player."
-    return "The game is over."

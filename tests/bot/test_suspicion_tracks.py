@@ -9,7 +9,7 @@ import random
 
 from agents.belief import Belief
 from bot.render import reveal_text
-from bot.session import suspicion_tracks
+from bot.suspicion import suspicion_tracks
 from engine import Game
 from engine import events as ev
 
