@@ -80,7 +80,7 @@ VETO_AT = 5
 
 
 @cache
-def role_assignments(players: int, fascists: int) -> npt.NDArray[np.int8]:
+def every_deal(players: int, fascists: int) -> npt.NDArray[np.int8]:
     """Every role assignment (rows of role indices per seat): Hitler seat x Fascist set."""
     rows = []
     for hitler in range(players):
@@ -149,7 +149,7 @@ def _liberal_count(tiles: Iterable[Policy]) -> int:
 
 
 @dataclass(slots=True)
-class _Session:
+class _Legislation:
     """The legislative session in progress, or the last one while its claims are open."""
 
     president: int
@@ -166,7 +166,7 @@ class _Session:
 
 
 @dataclass(frozen=True, slots=True)
-class Determinization:
+class BeliefSample:
     """One sample of the hidden state: roles, and the Liberal tiles the pile holds.
 
     `draw_liberals` counts every Liberal tile in the draw pile. If a peeked block is
@@ -199,7 +199,7 @@ class Belief:
         self.players = setup.players
         self.behaviour = behaviour if behaviour is not None else load_behaviour(setup.players)
         self.depth = setup.liberal_tiles + 1  # r takes values 0..liberal_tiles
-        self._set_roles(role_assignments(setup.players, setup.fascists))
+        self._set_roles(every_deal(setup.players, setup.fascists))
         self.joint: Array = np.zeros((len(self.roles), 1, self.depth, 1, 1))
         self.joint[:, 0, setup.liberal_tiles, 0, 0] = 1.0 / len(self.roles)
         # Public state, tracked from events.
@@ -212,7 +212,7 @@ class Belief:
         self.president: int | None = None
         self.last_government: tuple[int | None, int | None] = (None, None)
         self.investigated: set[int] = set()
-        self.session: _Session | None = None
+        self.session: _Legislation | None = None
         self.peek_window: int | None = None  # the peeker, until the peek claim or next draw
         self.investigation_window: tuple[int, int] | None = None
         self.pending_execution: int | None = None
@@ -355,9 +355,9 @@ class Belief:
                 mass += float(per_jr[j, r])
         return mass / total
 
-    def sampler(self) -> DeterminizationSampler:
+    def sampler(self) -> PosteriorSampler:
         """A sampler of determinizations from the current posterior (build once per decision)."""
-        return DeterminizationSampler(self)
+        return PosteriorSampler(self)
 
     # --- evidence helpers --------------------------------------------------------------
 
@@ -535,7 +535,7 @@ class Belief:
             return
         self.last_government = (result.president, result.chancellor)
         self._close_claim_windows()
-        self.session = _Session(
+        self.session = _Legislation(
             result.president,
             result.chancellor,
             zone,
@@ -768,7 +768,7 @@ class Belief:
         self._weigh_assignments(table)
 
 
-class DeterminizationSampler:
+class PosteriorSampler:
     """Draws determinizations from a belief's posterior; cheap after construction.
 
     Built once per decision (a cumulative distribution over the nonzero cells of the
@@ -787,9 +787,9 @@ class DeterminizationSampler:
         self._block_size, self._block_out = belief.block_size, belief.block_out
         stage = belief.session.stage if belief.session is not None else None
         self._hand_axis = {"drawn": 3, "passed": 4}.get(stage or "")
-        self._cache: dict[int, Determinization] = {}
+        self._cache: dict[int, BeliefSample] = {}
 
-    def sample(self, rng: random.Random) -> Determinization:
+    def sample(self, rng: random.Random) -> BeliefSample:
         """One determinization, drawn with its posterior probability."""
         index = bisect.bisect_right(self._cumulative, rng.random() * self._total)
         index = min(index, len(self._cumulative) - 1)
@@ -798,15 +798,15 @@ class DeterminizationSampler:
             found = self._cache[index] = self._decode(int(self._cells[index]))
         return found
 
-    def sample_many(self, count: int, rng: random.Random) -> list[Determinization]:
+    def sample_many(self, count: int, rng: random.Random) -> list[BeliefSample]:
         """`count` independent determinizations."""
         return [self.sample(rng) for _ in range(count)]
 
-    def _decode(self, cell: int) -> Determinization:
+    def _decode(self, cell: int) -> BeliefSample:
         a, j, r, d, p = (int(i) for i in np.unravel_index(cell, self._shape))
         on_top = j - self._block_out if self._block_size else 0
         hand = {3: d, 4: p}.get(self._hand_axis) if self._hand_axis else None
-        return Determinization(
+        return BeliefSample(
             roles=tuple(ROLES_BY_INDEX[i] for i in self._roles[a]),
             draw_liberals=r + on_top,
             top_size=self._block_size,

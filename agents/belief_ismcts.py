@@ -43,7 +43,7 @@ from engine.variants import HITLER_ZONE
 
 from .base import Budget
 from .behaviour import load_behaviour
-from .belief import Belief, DeterminizationSampler
+from .belief import Belief, PosteriorSampler
 from .belief_agent import liberal_ballot
 from .claiming import claim_for
 from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
@@ -74,7 +74,7 @@ class BeliefSampler(UniformSampler):
 
     def __init__(self, view: PlayerView, belief: Belief, variant: Variant | None = None) -> None:
         super().__init__(view, variant)
-        self.posterior: DeterminizationSampler = belief.sampler()
+        self.posterior: PosteriorSampler = belief.sampler()
         setup = belief.setup
         self.liberal_left = setup.liberal_tiles - view.liberal_policies
         self.pile_size = view.draw_pile

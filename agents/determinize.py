@@ -85,7 +85,7 @@ def allowed_roles(view: PlayerView) -> list[frozenset[int]]:
     return allowed
 
 
-def role_assignments(view: PlayerView) -> list[list[int]]:
+def possible_deals(view: PlayerView) -> list[list[int]]:
     """Every deal of the roles consistent with the seat's hard knowledge.
 
     At most 840 (ten players: Hitler's seat times the three Fascists' seats).
@@ -114,7 +114,7 @@ def role_assignments(view: PlayerView) -> list[list[int]]:
 
 
 @dataclass(slots=True)
-class _Session:
+class _Drawn:
     """Three tiles a session drew since the last shuffle, and what the seat knows of them."""
 
     known: list[int]  # tiles the seat knows by position (its draw, or its peek)
@@ -156,8 +156,8 @@ def deck_knowledge(view: PlayerView, variant: Variant | None = None) -> DeckKnow
     position = 0  # tiles drawn or top-decked from that pile so far
     peeked: dict[int, int] = {}  # pile position -> tile, from the seat's peeks
     chaos_tiles: list[int] = []  # top-decked since the last shuffle (public)
-    sessions: list[_Session] = []
-    current: _Session | None = None
+    sessions: list[_Drawn] = []
+    current: _Drawn | None = None
     liberal_enacted = 0
     for event in view.events:
         if isinstance(event, ev.DeckReshuffled):
@@ -166,7 +166,7 @@ def deck_knowledge(view: PlayerView, variant: Variant | None = None) -> DeckKnow
             shuffled_liberal = setup.liberal_tiles - liberal_enacted
             position, peeked, chaos_tiles, sessions, current = 0, {}, [], [], None
         elif isinstance(event, ev.ElectionResult) and event.elected:
-            current = _Session([peeked[p] for p in range(position, position + 3) if p in peeked])
+            current = _Drawn([peeked[p] for p in range(position, position + 3) if p in peeked])
             sessions.append(current)
             position += 3
         elif isinstance(event, ev.PoliciesDrawn) and event.seat == me and current:
@@ -319,7 +319,7 @@ class UniformSampler:
         self.view = view
         self.seat = view.seat
         self.template = FastGame.from_view(view, variant)
-        self.assignments = role_assignments(view)
+        self.assignments = possible_deals(view)
         self.deck = deck_knowledge(view, variant)
         total = 0.0
         cumulative: list[float] = []

@@ -23,7 +23,7 @@ _TEAMS = ((Role.HITLER, "Hitler"), (Role.FASCIST, "Fascists"), (Role.LIBERAL, "L
 
 
 @dataclass(slots=True)
-class _Session:
+class _Government:
     """One legislative session as it really happened."""
 
     number: int
@@ -101,7 +101,7 @@ class _Note:
         return self.text
 
 
-_Item = _Session | _Secret | _Note
+_Item = _Government | _Secret | _Note
 
 
 @dataclass(slots=True)
@@ -122,8 +122,8 @@ class _Timeline:
             case ev.ElectionResult(chancellor=c, elected=True):
                 self.chancellor = c
             case ev.PoliciesDrawn(seat=p, tiles=drawn):
-                number = 1 + sum(isinstance(i, _Session) for i in self.items)
-                self.items.append(_Session(number, p, self.chancellor, drawn))
+                number = 1 + sum(isinstance(i, _Government) for i in self.items)
+                self.items.append(_Government(number, p, self.chancellor, drawn))
             case ev.PolicyDiscarded(seat=s, policy=p):
                 session = self._last_session()
                 if session is not None and s == session.president:
@@ -163,9 +163,11 @@ class _Timeline:
             ):
                 self._check_claim(event)
 
-    def _last_session(self, match: Callable[[_Session], bool] | None = None) -> _Session | None:
+    def _last_session(
+        self, match: Callable[[_Government], bool] | None = None
+    ) -> _Government | None:
         for item in reversed(self.items):
-            if isinstance(item, _Session) and (match is None or match(item)):
+            if isinstance(item, _Government) and (match is None or match(item)):
                 return item
         return None
 

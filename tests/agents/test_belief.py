@@ -28,7 +28,7 @@ from agents.behaviour import (
     default_behaviour,
     president_claim_legal,
 )
-from agents.belief import Belief, role_assignments
+from agents.belief import Belief, every_deal
 from agents.claiming import truthful_claims
 from engine import (
     REBALANCED,
@@ -94,7 +94,7 @@ class _Fed:
 
 
 def test_assignment_counts_match_the_brief() -> None:
-    assert len(role_assignments(10, 3)) == 840  # 10 Hitler seats x C(9, 3)
+    assert len(every_deal(10, 3)) == 840  # 10 Hitler seats x C(9, 3)
     game = Game(10, seed=3)
     liberal = game.roles.index(Role.LIBERAL)
     assert len(Belief.for_view(game.view(liberal)).roles) == 504  # 9 x C(8, 3)

@@ -17,7 +17,7 @@ from agents.belief import Belief
 from agents.belief_agent import liberal_ballot
 from agents.belief_ismcts import DEFAULT_ITERATIONS, BeliefISMCTSAgent, BeliefSampler
 from agents.claiming import claim_for
-from agents.determinize import deck_knowledge, role_assignments
+from agents.determinize import deck_knowledge, possible_deals
 from agents.registry import make_agent
 from agents.selfish import SelfishAgent
 from engine import (
@@ -237,7 +237,7 @@ def test_determinizations_respect_hard_knowledge_and_the_truth_stays_possible() 
             # The true hidden state keeps positive posterior mass.
             assert belief.joint_probability(truth, draw_l) > 0.0, (seat, game.phase)
             sampler = BeliefSampler(view, belief)
-            deals = {tuple(r) for r in role_assignments(view)}
+            deals = {tuple(r) for r in possible_deals(view)}
             knowledge = deck_knowledge(view)
             outcomes = set(knowledge.outcomes)
             known_l = knowledge.pile_known.count(0)
@@ -267,7 +267,7 @@ def test_lying_liberals_never_break_the_sampler() -> None:
     for view in _random_claim_views(12):
         assert view.seat is not None
         sampler = BeliefSampler(view, Belief.for_view(view))
-        deals = {tuple(r) for r in role_assignments(view)}
+        deals = {tuple(r) for r in possible_deals(view)}
         rng = random.Random(1)
         for _ in range(40):
             fast = sampler.game(rng)

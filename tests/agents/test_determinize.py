@@ -22,7 +22,7 @@ from agents.determinize import (
     UniformSampler,
     allowed_roles,
     deck_knowledge,
-    role_assignments,
+    possible_deals,
 )
 from engine import (
     REBALANCED,
@@ -194,7 +194,7 @@ def test_roles_are_uniform_over_consistent_deals() -> None:
     game = Game(7, seed=3)
     seat = game.roles.index(Role.LIBERAL)
     view = game.view(seat)
-    deals = role_assignments(view)
+    deals = possible_deals(view)
     # 6 other seats hold 3 Liberals, 2 Fascists and Hitler: 6 * C(5, 2) = 60 deals.
     assert len(deals) == 60 and all(d[seat] == LIBERAL for d in deals)
     sampler = UniformSampler(view)
@@ -215,7 +215,7 @@ def test_hard_role_facts() -> None:
             for s in view.not_hitler:
                 assert HITLER not in allowed[s]
             if view.role is Role.FASCIST or (view.role is Role.HITLER and game.players <= 6):
-                assert len(role_assignments(view)) == 1  # they know every role
+                assert len(possible_deals(view)) == 1  # they know every role
 
 
 # --- brute force ---------------------------------------------------------------------
