@@ -678,11 +678,14 @@ class GameSession:
             while self._turn == turn and not game.is_over:
                 self._raise_failure()
                 if seen is not None and seen.done():
-                    deadline = await self._clock_from_seen(seen.result(), deadline)
+                    moved = await self._clock_from_seen(seen, deadline)
+                    if moved != deadline:
+                        deadline = self._decision_deadline = moved
+                        self._announce_waiting(deadline)
                     seen = None
                 self._changed.clear()
                 remaining = None if deadline is None else max(0.0, deadline - self.clock())
-                if seen is not None and time.monotonic() - self._asked_at < MAX_UNSEEN_S:
+                if self._unseen(seen):
                     remaining = None  # the clock has not started: nobody sees the prompt yet
                 limit = SUPERVISE_EVERY_S if remaining is None else remaining
                 limit = min(limit, SUPERVISE_EVERY_S)
@@ -708,21 +711,24 @@ class GameSession:
         seen.add_done_callback(lambda _: self._changed.set())
         return seen
 
-    async def _clock_from_seen(self, seen_at: float, deadline: float | None) -> float | None:
+    async def _clock_from_seen(
+        self, seen: asyncio.Future[float], deadline: float | None
+    ) -> float | None:
         """A player's clock starts when the message that asks them is shown, not when it
-        is queued: a slow front-end (Discord retrying, rate limits) moves the deadline."""
-        late = seen_at - self._asked_at
+        is queued: a slow front-end (Discord retrying, rate limits) moves the deadline by
+        the delay (stored); returns the deadline that holds."""
+        late = seen.result() - self._asked_at
         if deadline is None or late <= VISIBLE_SLACK_S:
             return deadline
+        log.info("game %d: the prompt was shown %.1f s late: the clock waits", self.game_id, late)
         async with self._lock:
-            deadline += late
-            self._decision_deadline = deadline
-            await self._store_deadline(deadline)
-            log.info(
-                "game %d: the prompt was shown %.1f s late: the clock waits", self.game_id, late
-            )
-            self._announce_waiting(deadline)
-        return deadline
+            await self._store_deadline(deadline + late)
+        return deadline + late
+
+    def _unseen(self, seen: asyncio.Future[float] | None) -> bool:
+        """Whether the prompts of `seen` are still not shown (and not for so long that the
+        clock runs anyway)."""
+        return seen is not None and time.monotonic() - self._asked_at < MAX_UNSEEN_S
 
     async def _wait_changed(self, timeout: float | None) -> None:
         """Wait until something changed, or raise TimeoutError after `timeout` seconds."""
@@ -779,14 +785,11 @@ class GameSession:
                 break
             self._raise_failure()
             if seen is not None and seen.done():
-                late = seen.result() - self._asked_at
-                if deadline is not None and late > VISIBLE_SLACK_S:
-                    deadline = self._claims.deadline = deadline + late  # as for decisions
-                    await self._store_deadline(deadline)
+                deadline = self._claims.deadline = await self._clock_from_seen(seen, deadline)
                 seen = None
             self._changed.clear()
             timeout = None if deadline is None else max(0.0, deadline - self.clock())
-            if seen is not None and time.monotonic() - self._asked_at < MAX_UNSEEN_S:
+            if self._unseen(seen):
                 timeout = SUPERVISE_EVERY_S  # the window opens when the prompts are shown
             try:
                 await self._wait_changed(timeout)

@@ -138,14 +138,15 @@ def translate_for(
         if exc.code == MISSING_ACCESS:
             return permission_lost(["View Channel"], where)
         if exc.code == MISSING_PERMISSIONS:
-            return permission_lost(_missing_in(client, channel_id), where)
+            return permission_lost(missing_in(client, channel_id), where)
         return exc
 
     return translate
 
 
-def _missing_in(client: discord.Client, channel_id: int | None) -> list[str]:
-    """What the bot lacks in a cached channel (empty when the cache cannot tell)."""
+def missing_in(client: discord.Client, channel_id: int | None) -> list[str]:
+    """What the game needs that the bot lacks in a cached channel (empty when the cache
+    cannot tell)."""
     channel = client.get_channel(channel_id) if channel_id is not None else None
     if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
         return []

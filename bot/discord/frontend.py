@@ -77,7 +77,7 @@ from .components import ComponentId, button, select, view_of
 from .delivery import (
     MessageGone,
     attempt,
-    missing_permissions,
+    missing_in,
     permission_lost,
     translate_for,
 )
@@ -407,18 +407,6 @@ class DiscordFrontend:
             call, what=f"game {table.game_id}: {what}", translate=translate, sleep=self._sleep
         )
 
-    def _missing(self, table: Table) -> list[str]:
-        """The permissions the game needs that the bot lacks in its channel, from the
-        cache (empty when the cache cannot tell: then Discord's answer tells)."""
-        channel = self.client.get_channel(table.channel_id) if table.channel_id else None
-        if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
-            return []
-        me = channel.guild.me
-        if me is None:
-            return []
-        thread = isinstance(channel, discord.Thread)
-        return missing_permissions(channel.permissions_for(me), thread=thread)
-
     async def _send(
         self,
         table: Table,
@@ -430,7 +418,8 @@ class DiscordFrontend:
         embed: discord.Embed | None = None,
     ) -> discord.Message:
         """Post a message in the game's channel (see the module docstring)."""
-        missing = self._missing(table)
+        # From the cache (empty when it cannot tell: then Discord's answer tells).
+        missing = missing_in(self.client, table.channel_id)
         blocking = [m for m in missing if m in BLOCKING]
         if blocking:  # not even tried: a 403 would spend the invalid-request budget
             raise await self._blocked(table, blocking)
@@ -783,11 +772,11 @@ class DiscordFrontend:
         state = self.state(table.game_id)
         for key, shown in list(state.restored.items()):
             del state.restored[key]
-            content = shown.content
             if key.startswith("vote:"):
-                content = texts.VOTE_CLOSED.format(result=texts.CLOSED_BY_RESTART)
+                content = _vote_closed(_preamble(shown.content), texts.CLOSED_BY_RESTART)
             else:
-                content = texts.PROMPT_CLOSED.format(text=content, reason=texts.CLOSED_BY_RESTART)
+                reason = texts.CLOSED_BY_RESTART
+                content = texts.PROMPT_CLOSED.format(text=shown.content, reason=reason)
             await self._edit(table, shown.message_id, content, None)
             await self._forget(table, key)
 
@@ -928,9 +917,7 @@ class DiscordFrontend:
             await asyncio.gather(vote.refresh, return_exceptions=True)
         if vote.message_id is None:
             return False
-        closing = texts.VOTE_CLOSED.format(result=result)
-        if vote.preamble:
-            closing = f"{vote.preamble}\n{closing}"
+        closing = _vote_closed(vote.preamble, result)
         closed = await self._edit(table, vote.message_id, closing, None)
         await self._forget(table, vote_key(vote.prompt_id))
         return closed
@@ -941,6 +928,12 @@ def _clock_reset(shown: float | None, now: float | None) -> bool:
     if shown is None or now is None:
         return shown is not now
     return abs(now - shown) > DEADLINE_RESET_S
+
+
+def _vote_closed(preamble: str, result: str) -> str:
+    """A closed vote message: the narration that led it, then the result."""
+    closing = texts.VOTE_CLOSED.format(result=result)
+    return f"{preamble}\n{closing}" if preamble else closing
 
 
 def _preamble(vote_text: str) -> str:
