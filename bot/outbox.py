@@ -121,7 +121,6 @@ class Outbox:
         self.game_id = game_id
         self.frontend = frontend
         self.shown = shown  # actions whose every message was delivered
-        self.delivered = 0  # messages delivered by this outbox
         self.blocked: DeliveryError | None = None  # why delivery waits, if it does
         self.lost: PlaceLost | None = None  # set once the game cannot be shown any more
         self._on_fault = on_fault
@@ -162,11 +161,6 @@ class Outbox:
     def nudge(self) -> None:
         """Try a message held for want of a permission again now (it may be back)."""
         self._nudged.set()
-
-    @property
-    def pending(self) -> int:
-        """Messages not delivered yet."""
-        return len(self._items)
 
     @property
     def running(self) -> bool:
@@ -215,7 +209,6 @@ class Outbox:
                 if not await self._deliver(item):
                     return  # the place is lost: nothing more can be shown
                 self._items.popleft()
-                self.delivered += 1
                 await self._linger()
                 if not self._items and not await self._deliver(
                     _Item(Flush(), item.table, item.mark)
