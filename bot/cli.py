@@ -37,20 +37,91 @@ SPEEDS = {"fast": 0.0, "normal": 0.6}
 DEFAULT_DB = "data/shbot.db"  # the same default as the Discord bot (bot.config)
 
 
-def _players(text: str) -> int:
-    value = int(text)
+def player_count(text: str) -> int:
+    """`--players`: a whole number from 5 to 10 (argparse shows the message as is)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of players.") from None
     if not 5 <= value <= 10:
         raise argparse.ArgumentTypeError("Secret Hitler takes 5 to 10 players.")
     return value
 
 
-def _agent(text: str) -> str:
+def agent_spec(text: str) -> str:
+    """`--agent`: an agent spec that can run here (argparse shows the message as is)."""
     from .demo import check_agent
 
     try:
         return check_agent(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+_AGENT_HELP = (
+    "the AI players' agent: a name with an optional budget, e.g. selfish, belief, "
+    "ismcts:iterations=10000, belief-ismcts:seconds=2 (default: %(default)s)"
+)
+_VARIANT_HELP = (
+    "standard rules, or rebalanced (secrethitler.io's 6/7/9-player setups) (default: %(default)s)"
+)
+_DESCRIPTION = """\
+Secret Hitler for Discord, with AI players.
+
+With DISCORD_TOKEN set (in the environment or a .env file) `shbot` runs the Discord
+bot; without it, a bot-only demo game narrated here. The subcommands play in the
+terminal, read the database and copy it. Every game is stored in the database.
+"""
+_EPILOG = """\
+examples:
+  shbot demo --players 10                      watch 10 AI players play
+  shbot play --seat 2                          play seat 2 against 6 AI players
+  shbot replay 3                               the story of game #3, and its reveal
+  shbot backup backups/shbot-today.db          a safe copy, even while the bot runs
+
+`shbot COMMAND --help` describes each command's options.
+"""
+
+
+def _subcommand(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    parent: argparse.ArgumentParser,
+    summary: str,
+    description: str,
+) -> argparse.ArgumentParser:
+    """A subcommand with a one-line summary (in `shbot --help`) and its own description."""
+    return commands.add_parser(
+        name,
+        parents=[parent],
+        help=summary,
+        description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def _game_options(command: argparse.ArgumentParser) -> None:
+    """The options `demo` and `play` share: players, seed, agent, variant."""
+    command.add_argument(
+        "--players",
+        type=player_count,
+        default=7,
+        metavar="5-10",
+        help="number of players (default: %(default)s)",
+    )
+    command.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="deal the same roles and deck again (default: a random seed, told at the end)",
+    )
+    command.add_argument(
+        "--agent", type=agent_spec, default="belief", metavar="SPEC", help=_AGENT_HELP
+    )
+    command.add_argument(
+        "--variant", choices=["standard", "rebalanced"], default="standard", help=_VARIANT_HELP
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,43 +135,102 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser = argparse.ArgumentParser(
         prog="shbot",
-        description="Secret Hitler for Discord. Without DISCORD_TOKEN: a demo game here.",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
         parents=[db],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = parser.add_subparsers(dest="command")
+    commands = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND")
 
-    demo = commands.add_parser("demo", parents=[db], help="watch a bot-only game in the terminal")
-    demo.add_argument("--players", type=_players, default=7, metavar="5-10")
-    demo.add_argument("--seed", type=int, default=None)
-    demo.add_argument("--speed", choices=sorted(SPEEDS), default=None)
-    demo.add_argument("--agent", type=_agent, default="belief", metavar="SPEC")
-    demo.add_argument("--variant", choices=["standard", "rebalanced"], default="standard")
-    demo.add_argument("--resume", type=int, metavar="GAME_ID", help="carry on a stopped demo game")
+    demo = _subcommand(
+        commands,
+        "demo",
+        db,
+        "watch a bot-only game in the terminal",
+        "Watch AI players play a whole game, narrated as a spectator sees it (public\n"
+        "events only), then the reveal: every role, hidden hand and lie, and how each AI\n"
+        "read the table. Ctrl-C stops it, stored: `shbot demo --resume ID` carries on.",
+    )
+    _game_options(demo)
+    demo.add_argument(
+        "--speed",
+        choices=sorted(SPEEDS),
+        default=None,
+        help="fast prints at once; normal pauses after each line to be followed "
+        "(default: normal in a terminal, fast into a pipe or file)",
+    )
+    demo.add_argument(
+        "--resume", type=int, metavar="GAME_ID", help="carry on a stopped demo game instead"
+    )
 
-    play = commands.add_parser("play", parents=[db], help="play one seat against AI players")
-    play.add_argument("--players", type=_players, default=7, metavar="5-10")
-    play.add_argument("--seat", type=int, default=0, help="your seat (0 = first)")
-    play.add_argument("--seed", type=int, default=None)
-    play.add_argument("--agent", type=_agent, default="belief", metavar="SPEC")
-    play.add_argument("--variant", choices=["standard", "rebalanced"], default="standard")
-    play.add_argument("--name", default="You", help="your name at the table")
+    play = _subcommand(
+        commands,
+        "play",
+        db,
+        "play one seat against AI players",
+        "Take one seat against AI players. Your role, hand and what your powers show\n"
+        "are marked (private); each decision is a numbered list: type its number.\n"
+        "There are no timers. If input ends, an AI plays your seat to the end. Ctrl-C\n"
+        "stops the game, stored: `shbot play --resume ID` carries it on.",
+    )
+    _game_options(play)
     play.add_argument(
-        "--resume", type=int, metavar="GAME_ID", help="carry on a stopped game, same seats"
+        "--seat", type=int, default=0, metavar="N", help="your seat, from 0 (default: 0)"
+    )
+    play.add_argument("--name", default="You", help="your name at the table (default: %(default)s)")
+    play.add_argument(
+        "--resume",
+        type=int,
+        metavar="GAME_ID",
+        help="carry on a stopped game instead, with the same seats",
     )
 
-    cancel = commands.add_parser(
-        "cancel", parents=[db], help="end a stopped terminal game (never counted in stats)"
+    cancel = _subcommand(
+        commands,
+        "cancel",
+        db,
+        "end a stopped terminal game (never counted in stats)",
+        "End a stopped terminal game for good: it is stored as cancelled, never\n"
+        "resumed and never counted in stats. Games in a Discord channel end with /cancel.",
     )
-    cancel.add_argument("game_id", type=int, metavar="GAME_ID")
+    cancel.add_argument("game_id", type=int, metavar="GAME_ID", help="the game's number")
 
-    replay = commands.add_parser("replay", parents=[db], help="show a stored game")
-    replay.add_argument("game_id", type=int, metavar="GAME_ID")
+    replay = _subcommand(
+        commands,
+        "replay",
+        db,
+        "show a stored game, and its reveal once it is over",
+        "Show a stored game as the table saw it. Once it is over: the reveal too (every\n"
+        "role, hidden hand and lie). A game still running keeps its secrets.",
+    )
+    replay.add_argument("game_id", type=int, metavar="GAME_ID", help="the game's number")
 
-    stats = commands.add_parser("stats", parents=[db], help="leaderboard, or one player's record")
-    stats.add_argument("--user", type=int, default=None, metavar="ID")
+    stats = _subcommand(
+        commands,
+        "stats",
+        db,
+        "leaderboard, or one player's record",
+        "The leaderboard of finished games (people only) and the latest games, or\n"
+        "one player's record with --user.",
+    )
+    stats.add_argument(
+        "--user",
+        type=int,
+        default=None,
+        metavar="ID",
+        help="one player's record: their Discord user id (the terminal player is 1)",
+    )
 
-    backup = commands.add_parser("backup", parents=[db], help="copy the database safely")
-    backup.add_argument("path", metavar="PATH")
+    backup = _subcommand(
+        commands,
+        "backup",
+        db,
+        "copy the database safely, even while the bot runs",
+        "Write a consistent copy of the database to PATH with SQLite's backup API:\n"
+        "safe while the bot or a game is running. Restore by pointing DATABASE_PATH\n"
+        "(or --db) at the copy while the bot is stopped.",
+    )
+    backup.add_argument("path", metavar="PATH", help="where to write the copy")
     return parser
 
 
@@ -208,6 +338,7 @@ def _discord(args: argparse.Namespace) -> int:
     import aiohttp
     import discord
 
+    _quiet_voice_warnings()
     try:
         run(config)
     except discord.LoginFailure:
@@ -217,6 +348,16 @@ def _discord(args: argparse.Namespace) -> int:
         print(f"shbot: cannot reach Discord ({exc}).", file=sys.stderr)
         return 1
     return 0
+
+
+def _quiet_voice_warnings() -> None:
+    """The bot never joins a voice channel, so discord.py's start-up warnings that voice
+    support is missing ("PyNaCl is not installed", "davey is not installed") say nothing
+    useful and alarm hosts: turned off (discord.py checks these flags once, at start)."""
+    from discord.voice_client import VoiceClient
+
+    VoiceClient.warn_nacl = False
+    VoiceClient.warn_dave = False
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -458,9 +599,28 @@ async def stats_text(store: Storage, user_id: int | None) -> str:
     return "\n".join(out)
 
 
+def ending_words(reason: str | None) -> str | None:
+    """A stored win reason ("five_liberal") as the reveal says it ("Liberals win: five
+    Liberal policies"); None for none, the stored text for a reason this version lacks."""
+    from engine import WinReason
+
+    from .render.text import ENDINGS
+
+    if reason is None:
+        return None
+    try:
+        return ENDINGS[WinReason(reason)]
+    except ValueError:
+        return reason.replace("_", " ")
+
+
 def _summary(game: GameSummary) -> str:
-    ending = f", {game.winner} win ({game.reason})" if game.winner else ""
-    return f"  #{game.id}: {game.players} players, {game.status}{ending}"
+    ending = ending_words(game.reason)
+    if ending is None and game.winner:
+        ending = f"{game.winner.capitalize()}s win"
+    return f"  #{game.id}: {game.players} players, {game.status}" + (
+        f" · {ending}" if ending else ""
+    )
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@ commands (replay, stats, backup) on a real database file."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import logging
 import sys
 import types
 from pathlib import Path
@@ -147,6 +149,8 @@ def test_replay_stats_and_backup(
     assert cli.main(["stats"]) == 0
     out = capsys.readouterr().out
     assert "Player0 (id 100)" in out and f"#{running}: 5 players, running" in out
+    assert f"#{finished}: 5 players, finished · " in out and " win: " in out
+    assert "_" not in out.split("Latest games:")[1]  # no raw reason names (five_liberal)
 
     copy = tmp_path / "copy.db"
     assert cli.main(["backup", str(copy)]) == 0
@@ -159,3 +163,45 @@ def test_replay_stats_and_backup(
     assert asyncio.run(reread()) > 0
     assert cli.main(["--db", str(copy), "replay", "99"]) == 1
     assert "No game #99" in capsys.readouterr().err
+
+
+def test_every_command_and_option_is_described(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = cli.build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(commands.choices) == {"demo", "play", "cancel", "replay", "stats", "backup"}
+    for name, sub in commands.choices.items():
+        assert sub.description, name
+        for action in sub._actions:
+            assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)
+    for argv in (["--help"], *([name, "--help"] for name in commands.choices)):
+        with pytest.raises(SystemExit):
+            cli.main(argv)
+        text = capsys.readouterr().out
+        assert "_players" not in text and "_agent" not in text, argv
+    with pytest.raises(SystemExit):
+        cli.main(["demo", "--players", "many"])
+    err = capsys.readouterr().err
+    assert "'many' is not a number of players" in err and "_" not in err.split("error:")[1]
+
+
+def test_stats_names_each_ending_in_words() -> None:
+    assert cli.ending_words("five_liberal") == "Liberals win: five Liberal policies"
+    assert cli.ending_words("hitler_elected") == "Fascists win: Hitler elected Chancellor"
+    assert cli.ending_words(None) is None
+
+
+def test_the_bot_does_not_warn_about_voice_it_never_uses(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import discord
+    from discord.voice_client import VoiceClient
+
+    monkeypatch.setattr(VoiceClient, "warn_nacl", True)  # as without PyNaCl
+    monkeypatch.setattr(VoiceClient, "warn_dave", True)  # as without davey
+    fake_app = types.ModuleType("bot.discord.app")
+    fake_app.run = lambda config: discord.Client(intents=discord.Intents.default())  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "bot.discord.app", fake_app)
+    monkeypatch.setenv("DISCORD_TOKEN", "not-a-real-token")
+    with caplog.at_level(logging.WARNING):
+        assert cli.main([]) == 0
+    assert not [r for r in caplog.records if "voice" in r.getMessage()]
