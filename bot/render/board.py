@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from engine import PlayerView
+from engine import PlayerView, Role
 from engine.variants import CHAOS_AT, FASCIST_TO_WIN, HITLER_ZONE, LIBERAL_TO_WIN
 
 from .text import seat_tags, slot_label, status_line
@@ -41,6 +41,12 @@ TRACKER_OFF: RGB = (225, 222, 214)
 CARD_ALIVE: RGB = (255, 255, 255)
 CARD_DEAD: RGB = (150, 150, 150)
 GOLD: RGB = (214, 160, 0)
+# The true roles, drawn only on the final board (`render_board(..., roles=...)`).
+ROLE_COLOURS: dict[Role, RGB] = {
+    Role.LIBERAL: LIBERAL,
+    Role.FASCIST: FASCIST,
+    Role.HITLER: (110, 10, 10),
+}
 TAG_COLOURS: dict[str, RGB] = {
     "Executed": (70, 70, 70),
     "Candidate": GOLD,
@@ -87,6 +93,11 @@ class BoardGeometry:
         left = MARGIN + LIBERAL_TO_WIN * (SLOT_W + SLOT_GAP) + 14 + index * 56
         top = _LIBERAL_TOP + 34
         return left, top, left + 40, top + 40
+
+    def role_badge(self, seat: int) -> Box:
+        """Where the final board names the true role of `seat`: beside its seat number."""
+        left, top, _, _ = self.player_card(seat)
+        return left + 58, top + 7, left + 124, top + 23
 
     def player_card(self, seat: int) -> Box:
         """The card of `seat`: five per row, in table order."""
@@ -175,13 +186,20 @@ def draw_centred(draw: ImageDraw.ImageDraw, box: Box, text: str, size: int, fill
     draw_text(draw, (x, y), text, size, fill)
 
 
-def render_board(view: PlayerView, names: Sequence[str]) -> bytes:
+def render_board(
+    view: PlayerView, names: Sequence[str], roles: Sequence[Role] | None = None
+) -> bytes:
     """The public board of `view` as PNG bytes (names indexed by seat).
 
-    Any seat's view may be passed: only the public fields are drawn.
+    Any seat's view may be passed: only the public fields are drawn. `roles` (every
+    seat's true role) is for the final board only: a game still running refuses them.
     """
     if len(names) != view.players:
         raise ValueError(f"{view.players} players but {len(names)} names")
+    if roles is not None and not view.is_over:
+        raise ValueError("Roles are shown only on the board of a finished game.")
+    if roles is not None and len(roles) != view.players:
+        raise ValueError(f"{view.players} players but {len(roles)} roles")
     geometry = BoardGeometry(view.players)
     image = Image.new("RGB", geometry.size, BACKGROUND)
     draw = ImageDraw.Draw(image)
@@ -191,6 +209,10 @@ def render_board(view: PlayerView, names: Sequence[str]) -> bytes:
     _piles(draw, view)
     for seat in range(view.players):
         _player(draw, geometry.player_card(seat), view, names, seat)
+        if roles is not None:
+            badge = geometry.role_badge(seat)
+            draw.rounded_rectangle(badge, radius=4, fill=ROLE_COLOURS[roles[seat]])
+            draw_centred(draw, badge, roles[seat].value.capitalize(), 12, WHITE)
     out = io.BytesIO()
     image.save(out, format="PNG")  # zlib level 6: optimize=True is 2.5x slower for 4% less
     return out.getvalue()

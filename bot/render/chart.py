@@ -1,9 +1,12 @@
-"""The suspicion chart: per observer, each seat's P(Fascist or Hitler) over the game.
+"""The suspicion chart: per observer, a heatmap of each seat's P(Fascist or Hitler).
 
-A PNG drawn with Pillow alone (no plotting library): one panel per observer, one line
-per seat in a fixed colour, and a legend naming every seat with its true role, so the
-chart belongs to the end-of-game reveal and is never shown while a game runs.
-The layout is fixed arithmetic (`ChartGeometry`) so tests can find any plotted point.
+A PNG drawn with Pillow alone (no plotting library), as small multiples: one panel per
+observer (the table, then each AI player), one row per seat and one column per snapshot
+(the start, then after each legislative session). A cell's colour runs from Liberal blue
+(0%) through white (50%) to Fascist red (100%), so ten seats over twenty sessions stay
+readable where ten crossing lines do not. Each row names its seat with its true role, so
+the chart belongs to the end-of-game reveal and is never shown while a game runs.
+The layout is fixed arithmetic (`ChartGeometry`) so tests can find any cell.
 """
 
 from __future__ import annotations
@@ -17,98 +20,103 @@ from PIL import Image, ImageDraw
 from engine import Role
 
 from ..suspicion import SuspicionTrack
-from .board import RGB, Box, Point, draw_centred, draw_text, fit, text_width
+from .board import RGB, Box, draw_centred, draw_text, fit, text_width
 
-WIDTH = 900
+WIDTH = 1200
 MARGIN = 20
-LEGEND_ROW = 24
-PANEL_H = 230
 PANEL_GAP = 14
-_TITLE_H = 40
-_AXIS_W, _AXIS_H, _PANEL_TITLE_H = 46, 24, 26
+CELL_H = 16  # one seat's row: ten seats and eleven observers stay under 1,000 px
+MAX_CELL_W = 44  # a short game's columns stay square-ish rather than stretched
+_TITLE_H = 36
+_SCALE_H = 34  # the colour scale and the key to the columns
+_PANEL_TITLE_H = 24
+_X_LABELS_H = 18
+_LABEL_W = 112  # seat names at the left of each panel
+_PAD = 6
 
 BACKGROUND: RGB = (252, 251, 248)
 INK: RGB = (33, 33, 33)
+MUTED: RGB = (120, 120, 120)
 GRID: RGB = (222, 222, 222)
 PANEL: RGB = (255, 255, 255)
-# Ten distinct seat colours (the Tableau palette), in seat order.
-SEAT_COLOURS: tuple[RGB, ...] = (
-    (31, 119, 180),
-    (255, 127, 14),
-    (44, 160, 44),
-    (214, 39, 40),
-    (148, 103, 189),
-    (140, 86, 75),
-    (227, 119, 194),
-    (127, 127, 127),
-    (188, 189, 34),
-    (23, 190, 207),
-)
+OWN: RGB = (200, 200, 200)  # the observer's own row: it knows its own role
+LOW: RGB = (38, 99, 170)  # 0%: surely Liberal
+MID: RGB = (247, 247, 247)  # 50%
+HIGH: RGB = (186, 38, 38)  # 100%: surely Fascist or Hitler
 ROLE_COLOURS: dict[Role, RGB] = {
     Role.LIBERAL: (38, 99, 170),
     Role.FASCIST: (186, 38, 38),
     Role.HITLER: (110, 10, 10),
 }
+_ROLE_LETTER = {Role.LIBERAL: "L", Role.FASCIST: "F", Role.HITLER: "H"}
+
+
+def heat(p: float) -> RGB:
+    """The colour of probability `p`: blue at 0, near-white at 0.5, red at 1."""
+    p = min(max(p, 0.0), 1.0)
+    low, high, t = (LOW, MID, p * 2) if p < 0.5 else (MID, HIGH, p * 2 - 1)
+    r, g, b = (round(a + (z - a) * t) for a, z in zip(low, high, strict=True))
+    return r, g, b
 
 
 @dataclass(frozen=True, slots=True)
 class ChartGeometry:
-    """Where the legend, panels and points go for a number of observers and seats."""
+    """Where the scale, panels and cells go for a number of observers and seats."""
 
     observers: int
     seats: int
 
     @property
     def columns(self) -> int:
-        """One column of panels for one or two observers, else two."""
-        return 1 if self.observers <= 2 else 2
+        """Panels side by side: one for a single observer, two up to four, else three."""
+        if self.observers <= 1:
+            return 1
+        return 2 if self.observers <= 4 else 3
 
     @property
-    def legend_height(self) -> int:
-        """Height of the legend: two seats per row."""
-        return -(-self.seats // 2) * LEGEND_ROW
+    def panel_height(self) -> int:
+        """One panel: its title, a row per seat, the column labels."""
+        return _PANEL_TITLE_H + self.seats * CELL_H + _X_LABELS_H + _PAD
 
     @property
     def size(self) -> tuple[int, int]:
         """Image width and height."""
         rows = -(-max(self.observers, 1) // self.columns)
-        top = _TITLE_H + self.legend_height + PANEL_GAP
-        return WIDTH, top + rows * (PANEL_H + PANEL_GAP) - PANEL_GAP + MARGIN
+        top = _TITLE_H + _SCALE_H + PANEL_GAP
+        return WIDTH, top + rows * (self.panel_height + PANEL_GAP) - PANEL_GAP + MARGIN
 
-    def legend_entry(self, seat: int) -> Box:
-        """The legend cell of `seat`."""
-        width = (WIDTH - 2 * MARGIN) // 2
-        row, col = divmod(seat, 2)
-        left, top = MARGIN + col * width, _TITLE_H + row * LEGEND_ROW
-        return left, top, left + width - 1, top + LEGEND_ROW - 1
+    def scale(self) -> Box:
+        """The colour scale bar, 0% at its left end and 100% at its right."""
+        top = _TITLE_H + 4
+        return MARGIN + 120, top, MARGIN + 120 + 240, top + 14
 
     def panel(self, index: int) -> Box:
-        """The panel of observer `index` (title, axes and plot)."""
+        """The panel of observer `index` (title, row labels, cells, column labels)."""
         width = (WIDTH - 2 * MARGIN - (self.columns - 1) * PANEL_GAP) // self.columns
         row, col = divmod(index, self.columns)
         left = MARGIN + col * (width + PANEL_GAP)
-        top = _TITLE_H + self.legend_height + PANEL_GAP + row * (PANEL_H + PANEL_GAP)
-        return left, top, left + width - 1, top + PANEL_H - 1
+        top = _TITLE_H + _SCALE_H + PANEL_GAP + row * (self.panel_height + PANEL_GAP)
+        return left, top, left + width - 1, top + self.panel_height - 1
 
-    def plot(self, index: int) -> Box:
-        """The plotting area of observer `index`: y = 0 at the bottom, 1 at the top."""
-        left, top, right, bottom = self.panel(index)
-        return left + _AXIS_W, top + _PANEL_TITLE_H + 8, right - 16, bottom - _AXIS_H
+    def cell_width(self, index: int, count: int) -> int:
+        """The width of one snapshot's column in panel `index` with `count` snapshots."""
+        left, _, right, _ = self.panel(index)
+        room = right - left - _LABEL_W - _PAD
+        return max(1, min(MAX_CELL_W, room // max(count, 1)))
 
-    def point(self, index: int, snapshot: int, count: int, p: float) -> Point:
-        """Pixel of probability `p` at `snapshot` (of `count`) in observer `index`'s plot."""
-        left, top, right, bottom = self.plot(index)
-        if count <= 1:
-            x = (left + right) // 2
-        else:
-            x = left + round(snapshot * (right - left) / (count - 1))
-        return x, bottom - round(min(max(p, 0.0), 1.0) * (bottom - top))
+    def cell(self, index: int, seat: int, snapshot: int, count: int) -> Box:
+        """The cell of `seat` at `snapshot` (of `count`) in observer `index`'s panel."""
+        left, top, _, _ = self.panel(index)
+        width = self.cell_width(index, count)
+        x = left + _LABEL_W + snapshot * width
+        y = top + _PANEL_TITLE_H + seat * CELL_H
+        return x, y, x + width - 1, y + CELL_H - 1
 
 
 def render_suspicion_chart(
     tracks: Sequence[SuspicionTrack], names: Sequence[str], roles: Sequence[Role]
 ) -> bytes:
-    """PNG line chart of each track's P(Fascist or Hitler) per seat (game over only)."""
+    """PNG heatmaps of each track's P(Fascist or Hitler) per seat (game over only)."""
     if len(names) != len(roles):
         raise ValueError(f"{len(roles)} roles but {len(names)} names")
     for track in tracks:
@@ -122,39 +130,34 @@ def render_suspicion_chart(
     image = Image.new("RGB", geometry.size, BACKGROUND)
     draw = ImageDraw.Draw(image)
     draw_text(draw, (MARGIN, 12), "Suspicion: P(Fascist or Hitler) of each seat", 20, INK)
-    for seat in range(len(roles)):
-        _legend(draw, geometry.legend_entry(seat), seat, names[seat], roles[seat])
+    _scale(draw, geometry)
     if not tracks:
         draw_centred(draw, geometry.panel(0), "No suspicion was recorded.", 18, INK)
     for index, track in enumerate(tracks):
-        _panel(draw, geometry, index, track, roles)
+        _panel(draw, geometry, index, track, names, roles)
     out = io.BytesIO()
     image.save(out, format="PNG")  # zlib level 6: optimize=True is 2.5x slower for 4% less
     return out.getvalue()
 
 
-def _marker(draw: ImageDraw.ImageDraw, centre: Point, role: Role, colour: RGB) -> None:
-    # The marker's shape repeats the true role: circle Liberal, square Fascist, diamond Hitler.
-    x, y = centre
-    if role is Role.LIBERAL:
-        draw.ellipse((x - 5, y - 5, x + 5, y + 5), fill=colour)
-    elif role is Role.FASCIST:
-        draw.rectangle((x - 5, y - 5, x + 5, y + 5), fill=colour)
-    else:
-        draw.polygon(((x, y - 7), (x + 7, y), (x, y + 7), (x - 7, y)), fill=colour)
+def _scale(draw: ImageDraw.ImageDraw, geometry: ChartGeometry) -> None:
+    left, top, right, bottom = geometry.scale()
+    draw_text(draw, (MARGIN, top + 1), "Liberal 0%", 13, LOW)
+    for x in range(left, right + 1):
+        draw.line((x, top, x, bottom), fill=heat((x - left) / (right - left)))
+    draw.rectangle((left, top, right, bottom), outline=GRID)
+    draw_text(draw, (right + 8, top + 1), "100% Fascist", 13, HIGH)
+    key = "Columns: the start, then after each session (C: chaos). Grey: the observer itself."
+    draw_text(draw, (right + 120, top + 1), key, 13, MUTED, WIDTH - MARGIN - right - 120)
 
 
-def _legend(draw: ImageDraw.ImageDraw, box: Box, seat: int, name: str, role: Role) -> None:
-    colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
-    mid = (box[1] + box[3]) // 2
-    draw.line((box[0], mid, box[0] + 28, mid), fill=colour, width=3)
-    _marker(draw, (box[0] + 14, mid), role, colour)
-    role_word = f"({role.value.capitalize()})"
-    room = box[2] - box[0] - 40 - text_width(role_word, 15) - 8
-    label = fit(f"{seat} {name}", 15, room)
-    draw_text(draw, (box[0] + 38, mid - 6), label, 15, INK)
-    x = box[0] + 38 + text_width(label, 15) + 6
-    draw_text(draw, (x, mid - 6), role_word, 15, ROLE_COLOURS[role])
+def _column_label(label: str) -> str:
+    """'Start' -> '0', 'Session 7' -> '7', 'Chaos' -> 'C': short enough for a column."""
+    if label == "Start":
+        return "0"
+    if label.startswith("Session "):
+        return label.removeprefix("Session ")
+    return label[:1]
 
 
 def _panel(
@@ -162,49 +165,43 @@ def _panel(
     geometry: ChartGeometry,
     index: int,
     track: SuspicionTrack,
+    names: Sequence[str],
     roles: Sequence[Role],
 ) -> None:
-    panel, plot = geometry.panel(index), geometry.plot(index)
+    panel = geometry.panel(index)
     draw.rectangle(panel, fill=PANEL, outline=GRID)
     title = track.observer
     if track.seat is not None:
         title += f" (seat {track.seat}, {roles[track.seat].value.capitalize()})"
-    draw_text(draw, (panel[0] + 10, panel[1] + 8), title, 16, INK, panel[2] - panel[0] - 20)
-    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
-        _, y = geometry.point(index, 0, 1, tick)
-        draw.line((plot[0], y, plot[2], y), fill=GRID, width=1)
-        label = f"{round(tick * 100)}%"
-        draw_text(draw, (plot[0] - 8 - text_width(label, 12), y - 5), label, 12, INK)
+    draw_text(draw, (panel[0] + 8, panel[1] + 7), title, 14, INK, panel[2] - panel[0] - 16)
     count = len(track.snapshots)
+    for seat, role in enumerate(roles):
+        y = panel[1] + _PANEL_TITLE_H + seat * CELL_H
+        letter = _ROLE_LETTER[role]
+        draw_text(draw, (panel[0] + 8, y + 3), letter, 11, ROLE_COLOURS[role])
+        name = fit(f"{seat} {names[seat]}", 11, _LABEL_W - 30)
+        draw_text(draw, (panel[0] + 22, y + 3), name, 11, INK)
     if count == 0:
-        draw_centred(draw, plot, "No snapshots recorded", 16, INK)
+        left, top, _, _ = geometry.cell(index, 0, 0, 1)
+        box = (left, top, panel[2] - _PAD, top + len(roles) * CELL_H - 1)
+        draw_centred(draw, box, "No snapshots recorded", 13, MUTED)
         return
+    for i, snapshot in enumerate(track.snapshots):
+        for seat, (_, fascist, hitler) in enumerate(snapshot.marginals):
+            colour = OWN if seat == track.seat else heat(fascist + hitler)
+            draw.rectangle(geometry.cell(index, seat, i, count), fill=colour)
     _x_labels(draw, geometry, index, track)
-    # The observer's own seat is certain to itself: only the others are plotted.
-    seats = [s for s in range(len(roles)) if s != track.seat]
-    for seat in seats:
-        colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
-        points = [
-            geometry.point(index, i, count, snap.marginals[seat][1] + snap.marginals[seat][2])
-            for i, snap in enumerate(track.snapshots)
-        ]
-        if count > 1:
-            draw.line(points, fill=colour, width=3, joint="curve")
-        for point in points:
-            _marker(draw, point, roles[seat], colour)
 
 
 def _x_labels(
     draw: ImageDraw.ImageDraw, geometry: ChartGeometry, index: int, track: SuspicionTrack
 ) -> None:
-    plot = geometry.plot(index)
     count = len(track.snapshots)
-    widest = max(text_width(fit(s.label, 12, 110), 12) for s in track.snapshots) + 12
-    # Label every `step`-th snapshot so that labels never overlap.
-    step = max(1, -(-count * widest // max(plot[2] - plot[0], 1)))
+    width = geometry.cell_width(index, count)
+    labels = [_column_label(s.label) for s in track.snapshots]
+    widest = max(text_width(label, 10) for label in labels) + 4
+    step = max(1, -(-widest // width))  # label every `step`-th column: never overlapping
     for i in range(0, count, step):
-        label = fit(track.snapshots[i].label, 12, 110)
-        x, _ = geometry.point(index, i, count, 0.0)
-        left = min(max(x - text_width(label, 12) // 2, plot[0] - _AXIS_W + 4), plot[2] + 12)
-        left = min(left, plot[2] + 12 - text_width(label, 12))
-        draw_text(draw, (left, plot[3] + 8), label, 12, INK)
+        left, _, right, bottom = geometry.cell(index, geometry.seats - 1, i, count)
+        x = (left + right - text_width(labels[i], 10)) // 2
+        draw_text(draw, (x, bottom + 5), labels[i], 10, MUTED)

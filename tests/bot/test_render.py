@@ -19,6 +19,7 @@ from bot.render.board import (
     FASCIST_EMPTY,
     LIBERAL,
     LIBERAL_EMPTY,
+    ROLE_COLOURS,
     TAG_COLOURS,
     TRACKER_OFF,
     TRACKER_ON,
@@ -28,7 +29,7 @@ from bot.render.board import (
     probe,
     text_width,
 )
-from bot.render.chart import SEAT_COLOURS, ChartGeometry
+from bot.render.chart import HIGH, LOW, MID, OWN, ChartGeometry, heat
 from bot.suspicion import Marginals, SuspicionSnapshot, SuspicionTrack
 from engine import (
     Action,
@@ -238,6 +239,24 @@ class _SeededReshuffles(FixedChance):
         pile = list(tiles)
         self.rng.shuffle(pile)
         return pile
+
+
+def test_the_final_board_names_every_role_and_a_running_one_refuses_to() -> None:
+    for players in (5, 10):
+        game = play(players, seed=players)
+        view = game.spectator_view()
+        image = png(render_board(view, NAMES[:players], game.roles))
+        assert_board_matches(image, view)  # the public board is unchanged by the roles
+        geometry = BoardGeometry(players)
+        for seat, role in enumerate(game.roles):
+            badge = geometry.role_badge(seat)
+            assert image.getpixel((badge[0] + 3, badge[1] + 8)) == ROLE_COLOURS[role], seat
+        plain = png(render_board(view, NAMES[:players]))
+        badge = geometry.role_badge(0)
+        assert plain.getpixel((badge[0] + 3, badge[1] + 8)) == CARD_ALIVE or not view.alive[0]
+    running = play(7, seed=1, steps=10)
+    with pytest.raises(ValueError, match="finished"):
+        render_board(running.spectator_view(), NAMES[:7], running.roles)
 
 
 def test_board_text_states_the_public_facts() -> None:
@@ -541,7 +560,7 @@ def _snapshots(players: int, count: int, seed: int) -> list[SuspicionSnapshot]:
 
 
 @pytest.mark.parametrize("players", [5, 10])
-@pytest.mark.parametrize("count", [0, 1, 2, 14])
+@pytest.mark.parametrize("count", [0, 1, 2, 14, 30])
 def test_chart_renders_any_number_of_snapshots(players: int, count: int) -> None:
     roles = list(Game(players, seed=players).roles)
     names = [f"{n} the {'very ' * 8}long-named" for n in NAMES[:players]]
@@ -553,8 +572,27 @@ def test_chart_renders_any_number_of_snapshots(players: int, count: int) -> None
         for i, track in enumerate(tracks):
             track.snapshots = _snapshots(players, count, seed=i)
         image = png(render_suspicion_chart(tracks, names, roles))
-        assert image.size == ChartGeometry(observers, players).size
-        assert image.width == 900
+        geometry = ChartGeometry(observers, players)
+        assert image.size == geometry.size
+        # Every cell lies inside its panel, and every panel inside the image.
+        for index in range(observers):
+            panel = geometry.panel(index)
+            assert panel[0] >= 0 and panel[2] < image.width and panel[3] < image.height
+            for snapshot in (0, count - 1) if count else ():
+                cell = geometry.cell(index, players - 1, snapshot, count)
+                assert panel[0] < cell[0] <= cell[2] < panel[2] and cell[3] < panel[3]
+
+
+def test_chart_at_ten_players_stays_under_a_thousand_pixels() -> None:
+    """Ten seats, the table and ten AI observers, a long game: at most 1,000 px tall."""
+    players = 10
+    roles = list(Game(players, seed=4).roles)
+    tracks = [SuspicionTrack("The table", None, _snapshots(players, 25, seed=0))]
+    tracks += [
+        SuspicionTrack(NAMES[s], s, _snapshots(players, 25, seed=s + 1)) for s in range(players)
+    ]
+    image = png(render_suspicion_chart(tracks, list(NAMES), roles))
+    assert image.height <= 1000 and image.width <= 1200
 
 
 def test_chart_with_no_tracks_is_still_an_image() -> None:
@@ -563,12 +601,23 @@ def test_chart_with_no_tracks_is_still_an_image() -> None:
     assert image.size == ChartGeometry(0, 5).size
 
 
-def test_chart_plots_each_seat_at_its_probability_in_its_colour() -> None:
+def test_heat_runs_from_liberal_blue_through_white_to_fascist_red() -> None:
+    assert heat(0.0) == LOW and heat(0.5) == MID and heat(1.0) == HIGH
+    assert heat(-1.0) == LOW and heat(2.0) == HIGH
+    reds = [heat(p / 10)[0] - heat(p / 10)[2] for p in range(11)]
+    assert reds == sorted(reds) and len(set(reds)) == 11  # redder with every step
+
+
+def centre(box: tuple[int, int, int, int]) -> tuple[int, int]:
+    return (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
+
+
+def test_chart_colours_each_seats_cell_by_its_probability() -> None:
     players = 10
     roles = list(Game(players, seed=3).roles)
-    fascist = [0.05 + 0.1 * s for s in range(players)]  # 17 px apart: markers never touch
+    fascist = [0.05 + 0.1 * s for s in range(players)]
     one = SuspicionSnapshot("Start", _marginals(fascist, [0.0] * players))
-    later = SuspicionSnapshot("End", _marginals(fascist[::-1], [0.0] * players))
+    later = SuspicionSnapshot("Session 1", _marginals(fascist[::-1], [0.0] * players))
     tracks = [
         SuspicionTrack("The table", None, [one]),
         SuspicionTrack("Ada", 0, [one, one, later]),
@@ -576,13 +625,14 @@ def test_chart_plots_each_seat_at_its_probability_in_its_colour() -> None:
     image = png(render_suspicion_chart(tracks, list(NAMES), roles))
     geometry = ChartGeometry(2, players)
     for seat in range(players):
-        colour = SEAT_COLOURS[seat]
-        assert image.getpixel(geometry.point(0, 0, 1, fascist[seat])) == colour, seat
-        if seat == 0:  # the observer's own seat is not plotted in its own panel
-            assert image.getpixel(geometry.point(1, 2, 3, fascist[::-1][seat])) != colour
+        assert image.getpixel(centre(geometry.cell(0, seat, 0, 1))) == heat(fascist[seat])
+        if seat == 0:  # the observer's own row is grey: it knows its own role
+            for snapshot in range(3):
+                assert image.getpixel(centre(geometry.cell(1, 0, snapshot, 3))) == OWN
             continue
-        assert image.getpixel(geometry.point(1, 0, 3, fascist[seat])) == colour, seat
-        assert image.getpixel(geometry.point(1, 2, 3, fascist[::-1][seat])) == colour, seat
+        assert image.getpixel(centre(geometry.cell(1, seat, 1, 3))) == heat(fascist[seat])
+        want = heat(fascist[::-1][seat])
+        assert image.getpixel(centre(geometry.cell(1, seat, 2, 3))) == want, seat
 
 
 def test_chart_rejects_marginals_of_the_wrong_size() -> None:
