@@ -24,6 +24,9 @@ legal action for the view's seat, whatever happens (`claim` the same for claims)
 
 `workers=0` decides in threads of this process instead (tests and the terminal):
 deadlines still hold, but a thread cannot be stopped, so a hung agent keeps its thread.
+`pools=` replaces the local processes by any other `agents.workers.DecisionPool`, e.g.
+`agents.ray_backend.ray_pools(address)` for a Ray cluster: everything above holds
+unchanged, only where a decision runs differs.
 
 `python -m agents.service` measures the event loop's lag while games are decided
 through the service.
@@ -56,7 +59,14 @@ from engine import Action, Claim, Game, Phase, PlayerView
 from .base import Answer, Budget
 from .fallback import rule_action
 from .registry import AGENTS, AgentSpec
-from .workers import MIN_THINKING_S, Kind, WorkerPool, worker_answer
+from .workers import (
+    MIN_THINKING_S,
+    DecisionPool,
+    Kind,
+    PoolFactory,
+    WorkerLost,
+    WorkerPool,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -129,7 +139,8 @@ class AgentService:
 
     Use as `async with AgentService(workers=2) as service: await service.decide(...)`.
     `workers=None` sizes the pool to the machine (cores - 1, at least 1); `workers=0`
-    decides in threads of this process instead (tests, the terminal).
+    decides in threads of this process instead (tests, the terminal). `pools` builds
+    the pool instead (then `workers` is unused): e.g. `agents.ray_backend.ray_pools()`.
     """
 
     def __init__(
@@ -140,17 +151,19 @@ class AgentService:
         hang_grace_s: float = HANG_GRACE_S,
         queue_grace_s: float = QUEUE_GRACE_S,
         preload: Sequence[str] | None = None,
+        pools: PoolFactory | None = None,
     ) -> None:
         self.workers = max(1, (os.cpu_count() or 2) - 1) if workers is None else workers
         if self.workers < 0:
             raise ValueError("workers must be 0 (in-process) or more.")
+        self._pools = pools or self._local_pool
         self.margin_s = margin_s  # kept back from the budget for the answer's trip back
         self.hang_grace_s = hang_grace_s
         self.queue_grace_s = queue_grace_s  # past its deadline, still no worker: answer here
         self.preload = tuple(AGENTS) if preload is None else tuple(preload)
         self.stats = ServiceStats()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._pool: WorkerPool | None = None
+        self._pool: DecisionPool | None = None
         self._generation = 0  # bumped whenever the pool is replaced
         self._queue: list[tuple[tuple[int, float, int], _Job]] = []
         self._running: dict[_Job, Future[Any]] = {}
@@ -230,7 +243,7 @@ class AgentService:
     async def _replace_pool(self) -> None:
         """Build a pool in a thread (starting processes must not block the loop)."""
         registry = dict(AGENTS)  # workers see the agents registered until now
-        pool = WorkerPool(self.workers, registry, self.preload)
+        pool = self._pools(registry, self.preload)
         generation = self._generation
         try:
             await asyncio.to_thread(pool.build)
@@ -243,6 +256,9 @@ class AgentService:
             return
         self._pool = pool
         self._dispatch()
+
+    def _local_pool(self, registry: dict[str, str], preload: tuple[str, ...]) -> DecisionPool:
+        return WorkerPool(self.workers, registry, preload)
 
     def _retry_start_later(self) -> None:
         def again() -> None:
@@ -408,9 +424,15 @@ class AgentService:
             think_until = now + max(
                 MIN_THINKING_S, (job.due - now) / math.ceil(sharing / pool.slots)
             )
-            args = (job.kind, job.spec, job.view, job.seed, think_until)
             try:
-                future = pool.submit(worker_answer, args, think_until - now + self.hang_grace_s)
+                future = pool.answer(
+                    job.kind,
+                    job.spec,
+                    job.view,
+                    job.seed,
+                    think_until,
+                    think_until - now + self.hang_grace_s,
+                )
             except Exception as exc:  # the pool is shut or broken
                 heapq.heappush(self._queue, (job.key(), job))
                 if not self._restarting:
@@ -451,7 +473,7 @@ class AgentService:
             elif isinstance(exc, TimeoutError):
                 self.stats.timeouts += 1
                 self._failed(job, "no answer by its deadline (the worker was stopped)")
-            elif isinstance(exc, ProcessExpired):
+            elif isinstance(exc, (ProcessExpired, WorkerLost)):
                 self.stats.crashes += 1
                 self._failed(job, "the worker process died", retry=True)
             else:

@@ -16,6 +16,10 @@ engine and agents once; workers fork from it quickly and cleanly.
 `worker_answer` is what runs in a worker: it rebuilds the seat's agent from (spec, seat,
 seed) and decides from the view. Agents are deterministic given their seed and the view
 (see `agents.base`), so nothing else needs to travel.
+
+`DecisionPool` is what `agents.service` asks of a pool: `WorkerPool` here (processes of
+this machine) and `agents.ray_backend.RayPool` (a Ray cluster) both satisfy it, so the
+service's queue, deadlines and fallbacks are the same whichever runs the decisions.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from multiprocessing.context import BaseContext
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pebble import ProcessPool
 
@@ -51,6 +55,44 @@ _FORKSERVER_PRELOAD = [
     "agents.belief_agent",
     "agents.belief_ismcts",
 ]
+
+
+class WorkerLost(Exception):
+    """The process running a decision died or became unreachable (a pool that is not
+    pebble's reports this where pebble reports `ProcessExpired`)."""
+
+
+class DecisionPool(Protocol):
+    """Where `agents.service.AgentService` runs decisions: one per slot at a time."""
+
+    pids: tuple[int, ...]
+
+    def build(self) -> DecisionPool:
+        """Start the workers (blocking: the service calls it from a thread)."""
+        ...
+
+    @property
+    def slots(self) -> int:
+        """How many decisions may run at once."""
+        ...
+
+    def answer(
+        self, kind: Kind, spec: str, view: PlayerView, seed: int, due: float, timeout: float
+    ) -> Future[tuple[Action | Claim | None, int | None]]:
+        """Run `worker_answer(kind, spec, view, seed, due)` (`due`: this process's
+        `time.monotonic()`). The future fails with TimeoutError if the decision still runs
+        `timeout` seconds after it started (its worker is stopped), with `WorkerLost` or
+        `pebble.ProcessExpired` if its worker died, with the agent's own exception if it
+        raised; it is cancelled if the pool stops first."""
+        ...
+
+    def stop(self) -> None:
+        """Stop now (blocking: call from a thread); decisions still running fail."""
+        ...
+
+
+# Builds a pool from the registry the workers must see and the agents they preload.
+PoolFactory = Callable[[dict[str, str], tuple[str, ...]], DecisionPool]
 
 
 def process_context() -> BaseContext:
@@ -157,6 +199,13 @@ class WorkerPool:
             return self._processes.schedule(fn, args=args, timeout=timeout)
         assert self._threads is not None, "build() the pool first"
         return self._threads.submit(fn, *args)
+
+    def answer(
+        self, kind: Kind, spec: str, view: PlayerView, seed: int, due: float, timeout: float
+    ) -> Future[tuple[Action | Claim | None, int | None]]:
+        """`worker_answer` in a worker (see `DecisionPool.answer`); the processes share
+        this machine's monotonic clock, so `due` travels as it is."""
+        return self.submit(worker_answer, (kind, spec, view, seed, due), timeout)
 
     def stop(self) -> None:
         """Stop every worker now (blocking: call from a thread); running tasks fail."""

@@ -1,0 +1,287 @@
+"""AI compute on a Ray cluster: the service's decisions and the arena's games.
+
+Optional (`pip install '.[scale]'`): nothing imports this module unless Ray is chosen
+(`AI_BACKEND=ray`, `python -m agents.arena --backend ray`).
+
+- `RayPool` is an `agents.workers.DecisionPool`: `AgentService(pools=ray_pools(address))`
+  sends each decision to the cluster as one Ray task, and everything else (the queue,
+  each decision's share of time, retries, degraded answers, the logged and counted
+  fallbacks) stays the service's own. What Ray lacks, the pool adds: a decision still
+  running `timeout` seconds after it was sent is force-cancelled (its worker process is
+  killed, as pebble kills a hung worker) and fails with TimeoutError; a task whose worker
+  or node died fails with `WorkerLost` and is never retried by Ray itself (the service
+  decides whether a retry still fits the deadline).
+- `ordered_map` runs a function over items as Ray tasks and yields the results in the
+  items' order: the arena plays its games with it, so a run on a cluster reports exactly
+  what a local run with the same seed reports.
+
+Deadlines travel as seconds left, never as instants: `time.monotonic()` is one clock per
+machine, and a cluster's nodes each have their own. The task starts its search clock when
+it starts, so the time a task spends travelling counts against the pool's timeout only.
+
+Connecting: `connect(address)` calls `ray.init` once per process: to `address`, else
+`RAY_ADDRESS`, else a new local Ray instance on this machine's cores. Worker output is not
+forwarded to this process (`log_to_driver=False`): an agent's traceback may quote a hand
+or a role, and the bot's log must not. The cluster's nodes need this project installed
+(the same image or `pip install .`), as a local pool's workers import it too.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import ray
+from ray.exceptions import RayError, RayTaskError
+
+from engine import Action, Claim, PlayerView
+
+from .registry import AGENTS, AgentSpec
+from .workers import (
+    MIN_THINKING_S,
+    STARTUP_TIMEOUT_S,
+    WARM_PAUSE_S,
+    DecisionPool,
+    Kind,
+    PoolFactory,
+    WorkerLost,
+    install_registry,
+    worker_answer,
+)
+
+T = TypeVar("T")
+R = TypeVar("R")
+Move = tuple[Action | Claim | None, int | None]
+
+
+def connect(address: str | None = None) -> None:
+    """Join the Ray cluster at `address` (else `RAY_ADDRESS`, else start a local one),
+    once per process; later calls keep the connection there is."""
+    if ray.is_initialized():
+        return
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    if address is None:
+        ray.init(include_dashboard=False, log_to_driver=False)
+    else:  # an existing cluster's own settings apply: it refuses local-only options
+        ray.init(address=address, log_to_driver=False)
+
+
+def cluster_cpus() -> int:
+    """The CPUs of the cluster this process is connected to (at least 1)."""
+    resources = ray.cluster_resources()  # type: ignore[no-untyped-call]  # ray: unannotated
+    return max(1, int(resources.get("CPU", 1)))
+
+
+def _use_registry(registry: dict[str, str]) -> None:
+    """Give this worker the registry of the process that sent the task (test agents,
+    agents registered by a caller); a worker keeps it for its next tasks."""
+    if registry != AGENTS:
+        install_registry(registry)
+
+
+# --- the tasks (module level: Ray pickles them by reference) -------------------------
+
+
+@ray.remote(num_cpus=1, max_retries=0)
+def _warm(registry: dict[str, str], preload: tuple[str, ...], pause_s: float) -> int:
+    """Import the agents' code in this worker now, rather than in a timed decision."""
+    _use_registry(registry)
+    for name in preload:
+        try:
+            AgentSpec(name).build(0, 0)
+        except Exception:  # left for the decision itself to report, as in agents.workers
+            continue
+    time.sleep(pause_s)  # each warm-up lingers, so that every worker gets one
+    return os.getpid()
+
+
+@ray.remote(num_cpus=1, max_retries=0)
+def _answer(
+    registry: dict[str, str], kind: Kind, spec: str, view: PlayerView, seed: int, seconds: float
+) -> Move:
+    """`worker_answer` with its deadline `seconds` from now on this node's clock."""
+    _use_registry(registry)
+    return worker_answer(kind, spec, view, seed, time.monotonic() + seconds)
+
+
+@ray.remote(num_cpus=1)
+def _call(registry: dict[str, str], fn: Callable[[Any], Any], item: Any) -> Any:
+    _use_registry(registry)
+    return fn(item)
+
+
+# --- the service's pool ---------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class _Task:
+    """One decision sent to the cluster."""
+
+    ref: Any  # the task's ray.ObjectRef
+    result: Future[Move]
+    timer: threading.Timer | None = None
+    expired: bool = False  # the pool's timeout fired and cancelled it
+    done: bool = False
+
+
+class RayPool:
+    """A `DecisionPool` on a Ray cluster: one task per decision, `slots` at once.
+
+    `slots=None` takes the cluster's CPUs when the pool is built. `build` connects
+    (`connect(address)`) and starts a worker per slot with the agents imported.
+    """
+
+    def __init__(
+        self,
+        registry: dict[str, str],
+        preload: tuple[str, ...],
+        *,
+        address: str | None = None,
+        slots: int | None = None,
+    ) -> None:
+        self._registry = registry
+        self._preload = preload
+        self.address = address
+        self._slots = slots
+        self._registry_ref: Any = None
+        self._tasks: dict[Any, _Task] = {}  # by ObjectRef, while running
+        self._lock = threading.Lock()  # callbacks come from Ray's and the timers' threads
+        self._stopped = False
+        self.pids: tuple[int, ...] = ()
+
+    def build(self) -> RayPool:
+        """Connect and warm one worker per slot (blocking: call from a thread)."""
+        connect(self.address)
+        if self._slots is None:
+            self._slots = cluster_cpus()
+        self._registry_ref = ray.put(self._registry)  # sent once, not with every task
+        warm = [
+            _warm.remote(self._registry_ref, self._preload, WARM_PAUSE_S)
+            for _ in range(self._slots)
+        ]
+        self.pids = tuple(ray.get(warm, timeout=STARTUP_TIMEOUT_S))
+        return self
+
+    @property
+    def slots(self) -> int:
+        """How many decisions may run at once."""
+        return self._slots or 1
+
+    def answer(
+        self, kind: Kind, spec: str, view: PlayerView, seed: int, due: float, timeout: float
+    ) -> Future[Move]:
+        """Send one decision to the cluster (see `DecisionPool.answer`)."""
+        if self._stopped or self._registry_ref is None:
+            raise RuntimeError("The Ray pool is not running.")
+        seconds = max(MIN_THINKING_S, due - time.monotonic())
+        ref = _answer.remote(self._registry_ref, kind, spec, view, seed, seconds)
+        task = _Task(ref, Future())
+        task.timer = threading.Timer(timeout, self._expire, (task,))
+        task.timer.daemon = True
+        with self._lock:
+            self._tasks[ref] = task
+        task.timer.start()
+        ref.future().add_done_callback(lambda outcome: self._settle(task, outcome))
+        return task.result
+
+    def _expire(self, task: _Task) -> None:
+        """Still running past its timeout: kill its worker (in a timer thread)."""
+        with self._lock:
+            if task.done:
+                return
+            task.expired = True
+        ray.cancel(task.ref, force=True)
+
+    def _settle(self, task: _Task, outcome: Future[Any]) -> None:
+        """The task is over: pass its result on, its failure translated (Ray's thread)."""
+        with self._lock:
+            task.done = True
+            self._tasks.pop(task.ref, None)
+            expired = task.expired
+        if task.timer is not None:
+            task.timer.cancel()
+        if task.result.done():
+            return  # the pool stopped first
+        error = outcome.exception()
+        if error is None:
+            task.result.set_result(outcome.result())
+        elif expired:
+            task.result.set_exception(TimeoutError("stopped at the pool's timeout"))
+        elif isinstance(error, RayTaskError):
+            # The agent raised: pass its own exception on (the service logs its type).
+            cause = error.cause
+            task.result.set_exception(cause if isinstance(cause, Exception) else error)
+        elif isinstance(error, RayError):  # its worker or node died, its result was lost
+            task.result.set_exception(WorkerLost(type(error).__name__))
+        else:
+            task.result.set_exception(error)
+
+    def stop(self) -> None:
+        """Cancel every decision still running (their workers are killed); the cluster
+        and this process's connection to it stay up for the next pool."""
+        with self._lock:
+            self._stopped = True
+            tasks, self._tasks = list(self._tasks.values()), {}
+        for task in tasks:
+            if task.timer is not None:
+                task.timer.cancel()
+            task.result.cancel()
+            ray.cancel(task.ref, force=True)
+
+
+def ray_pools(address: str | None = None, slots: int | None = None) -> PoolFactory:
+    """The `pools=` of an `AgentService` that decides on the Ray cluster at `address`."""
+
+    def build(registry: dict[str, str], preload: tuple[str, ...]) -> DecisionPool:
+        return RayPool(registry, preload, address=address, slots=slots)
+
+    return build
+
+
+# --- the arena's games ------------------------------------------------------------------
+
+
+def ordered_map(
+    fn: Callable[[T], R],
+    items: Iterable[T],
+    *,
+    address: str | None = None,
+    window: int | None = None,
+) -> Iterator[R]:
+    """`fn(item)` for each item as Ray tasks, yielded in the items' order.
+
+    At most `window` tasks are out at once (default: twice the cluster's CPUs), so a
+    long run neither floods the scheduler nor holds every result at once. `fn` must
+    pickle (a module-level function, or a partial of one). An exception `fn` raised is
+    raised here as it was; the tasks still out are then cancelled.
+    """
+    connect(address)
+    window = window or 2 * cluster_cpus()
+    registry = ray.put(dict(AGENTS))
+    pending: deque[Any] = deque()
+    try:
+        for item in items:
+            pending.append(_call.remote(registry, fn, item))
+            if len(pending) >= window:
+                yield _result(pending.popleft())
+        while pending:
+            yield _result(pending.popleft())
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+
+
+def _result(ref: Any) -> Any:
+    try:
+        return ray.get(ref)
+    except RayTaskError as error:
+        cause = error.cause
+        if isinstance(cause, Exception):
+            raise cause from None
+        raise
