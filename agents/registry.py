@@ -22,6 +22,7 @@ AGENTS: dict[str, str] = {
     "belief": "agents.belief_agent:BeliefAgent",
     "ismcts": "agents.ismcts:SOISMCTSAgent",
     "belief-ismcts": "agents.belief_ismcts:BeliefISMCTSAgent",
+    "humanlike": "agents.humanlike:HumanlikeAgent",
 }
 
 
@@ -83,6 +84,11 @@ def _fit_file(text: str) -> Path:
 OPTIONS: dict[str, dict[str, Callable[[str], object]]] = {
     "belief": {"fit": _fit_file},
     "belief-ismcts": {"fit": _fit_file, "wild": _share},
+    # Habit rates of the scripted human-style player (agents.humanlike.HABITS).
+    "humanlike": {
+        habit: _share
+        for habit in ("test", "trust", "honest", "lie", "late", "silent", "distance", "chaos")
+    },
 }
 
 
