@@ -6,11 +6,15 @@ roles. The report gives each agent's win rate (per seat it played) with a 95% Wi
 score interval, overall, by role and by player count, and how the games ended.
 
 Everything about game `i` (player count, agents, seed) is derived from the run seed and
-`i` alone, so `--workers N` plays exactly the games `--workers 1` plays.
+`i` alone, so `--workers N` plays exactly the games `--workers 1` plays, and so does
+`--backend ray`, which spreads the games over a Ray cluster (`--ray-address`, else
+`RAY_ADDRESS`, else a local Ray instance; needs the `[scale]` extra). With budgets in
+iterations rather than seconds, the reports of all three are the same but for timings.
 
     python -m agents.arena --pool random,selfish --games 2000 --seed 1
     python -m agents.arena --players 7 --pool random,ismcts --budget ismcts:iterations=1000
     python -m agents.arena --pool random,belief-ismcts,b=belief-ismcts --budget b:wild=0.7
+    python -m agents.arena --pool random,ismcts --budget ismcts:iterations=500 --backend ray
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -39,6 +44,7 @@ from .workers import install_registry, process_context
 
 DEFAULT_POOL = "random,selfish,ismcts,belief,belief-ismcts"
 VARIANTS = {"standard": STANDARD, "rebalanced": REBALANCED}
+BACKENDS = ("local", "ray")
 INTERVAL = "95% Wilson score interval"
 # The SO-ISMCTS paper's evaluation (10,108 games, pool random/selfish/so-ismcts@10000),
 # printed next to our figures for the agents it also measured.
@@ -100,9 +106,22 @@ def play_setup(setup: GameSetup, variant: Variant = STANDARD) -> GameResult:
 
 
 def play_all(
-    setups: Sequence[GameSetup], *, variant: Variant = STANDARD, workers: int = 1
+    setups: Sequence[GameSetup],
+    *,
+    variant: Variant = STANDARD,
+    workers: int = 1,
+    backend: str = "local",
+    ray_address: str | None = None,
 ) -> Iterator[GameResult]:
-    """Play the games, in order of `setups`; with workers > 1 in that many processes."""
+    """Play the games, in order of `setups`: with workers > 1 in that many processes,
+    with `backend="ray"` as tasks on a Ray cluster (`workers` unused)."""
+    if backend == "ray":
+        try:
+            from .ray_backend import ordered_map  # optional: the [scale] extra
+        except ImportError as exc:
+            raise ArenaError(f"--backend ray needs Ray: pip install '.[scale]' ({exc}).") from None
+        yield from ordered_map(partial(play_setup, variant=variant), setups, address=ray_address)
+        return
     if workers <= 1:
         for setup in setups:
             yield play_setup(setup, variant)
@@ -146,6 +165,7 @@ class ArenaReport:
     seed: int
     variant: str
     workers: int = 1
+    backend: str = "local"
     games: int = 0
     claims: int = 0
     agents: dict[str, AgentTally] = field(default_factory=dict)
@@ -216,6 +236,7 @@ class ArenaReport:
             "timing": {
                 "wall_seconds": self.wall_seconds,
                 "workers": self.workers,
+                "backend": self.backend,
                 "agents": timing,
             },
         }
@@ -257,7 +278,7 @@ class ArenaReport:
             )
         lines += ["", f"Claims made: {self.claims}."]
         lines.append(
-            f"Decision time (wall clock, {self.workers} worker(s), noisy on a shared machine): "
+            f"Decision time (wall clock, {self._where()}, noisy on a shared machine): "
             + "; ".join(
                 f"{name} mean {t['mean_ms']:.3f} ms, max {t['max_ms']:.1f} ms"
                 for name, t in self.to_dict()["timing"]["agents"].items()
@@ -266,6 +287,9 @@ class ArenaReport:
             + f"; {self.wall_seconds:.1f} s in all."
         )
         return "\n".join(lines)
+
+    def _where(self) -> str:
+        return "on Ray" if self.backend == "ray" else f"{self.workers} worker(s)"
 
 
 def _rate(tally: Tally) -> str:
@@ -370,17 +394,23 @@ def run_arena(
     pool: dict[str, str],
     variant: Variant = STANDARD,
     workers: int = 1,
+    backend: str = "local",
+    ray_address: str | None = None,
     on_result: Callable[[GameSetup, GameResult], None] | None = None,
 ) -> ArenaReport:
-    """Play a tournament and return its report; `on_result` sees each game in order."""
+    """Play a tournament and return its report; `on_result` sees each game in order.
+    `backend`: "local" (`workers` processes) or "ray" (a Ray cluster, see `play_all`)."""
+    if backend not in BACKENDS:
+        raise ArenaError(f"--backend must be one of {', '.join(BACKENDS)}, not {backend!r}.")
     check_available(list(pool.values()))
     specs = list(pool.values())
     setups = [plan_game(seed, i, players, specs) for i in range(games)]
-    report = ArenaReport(pool, players, seed, variant.name, workers)
+    report = ArenaReport(pool, players, seed, variant.name, workers, backend)
     start = time.perf_counter()
-    for setup, result in zip(
-        setups, play_all(setups, variant=variant, workers=workers), strict=True
-    ):
+    played = play_all(
+        setups, variant=variant, workers=workers, backend=backend, ray_address=ray_address
+    )
+    for setup, result in zip(setups, played, strict=True):
         report.add(result)
         if on_result is not None:
             on_result(setup, result)
@@ -410,6 +440,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="standard")
     parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="local",
+        help="local processes (--workers) or a Ray cluster (default local)",
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="the Ray cluster of --backend ray (default RAY_ADDRESS, else a local Ray)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--records", type=Path, metavar="DIR", help="save each game's record")
     return parser
@@ -447,6 +488,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 pool=pool,
                 variant=VARIANTS[args.variant],
                 workers=args.workers,
+                backend=args.backend,
+                ray_address=args.ray_address,
                 on_result=on_result,
             )
     except ArenaError as exc:
