@@ -45,6 +45,7 @@ from bot.storage import (
     Storage,
     StorageError,
 )
+from bot.storage.sqlite import SQLiteDriver
 from bot.timers import Timers
 from engine import STANDARD, Game, Nominate
 
@@ -441,8 +442,9 @@ async def test_a_full_database_is_named_full(tmp_path: Path) -> None:
     path = tmp_path / "shbot.db"
     store = await Storage.open(path)
     try:
-        pages = (await store._live().execute_fetchall("PRAGMA page_count"))[0][0]
-        await store._live().execute(f"PRAGMA max_page_count = {int(pages)}")
+        assert isinstance(store.driver, SQLiteDriver)
+        pages = (await store.driver.live().execute_fetchall("PRAGMA page_count"))[0][0]
+        await store.driver.live().execute(f"PRAGMA max_page_count = {int(pages)}")
         with pytest.raises(DiskFull) as error:
             for guild in range(10_000):
                 await store.set_settings(guild, {"padding": "x" * 2000})
