@@ -553,8 +553,8 @@ async def _database_command(args: argparse.Namespace) -> int:
 
 async def replay_text(store: Storage, game_id: int) -> str:
     """A stored game as the table saw it; the reveal too once it is finished."""
-    from .narrate import narrate
     from .render import reveal_text
+    from .render.story import Teller, short_names, story_lines
 
     stored = await store.load_game(game_id)
     game = stored.record.replay()
@@ -564,7 +564,8 @@ async def replay_text(store: Storage, game_id: int) -> str:
         f"{stored.status}" + (f" · seed {stored.record.seed}" if game.is_over else "")
         # the seed decides every role and the deck: only once the game is over
     ]
-    out += [line for e in game.events if e.audience is None and (line := narrate(e, labels))]
+    teller = Teller(short_names(labels, [s.name for s in stored.seats]))
+    out += story_lines((e for e in game.events if e.audience is None), teller)
     if stored.status == "finished" and game.is_over:
         out += ["", reveal_text(game.events, game.roles, labels)]
     else:  # hidden information stays hidden until the game has really ended

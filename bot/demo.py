@@ -18,7 +18,6 @@ from engine import STANDARD, RecordError, Variant
 from .agent_port import FAST_AGENTS, AgentPort, available
 from .frontends.terminal import LineReader, TerminalFrontend, read_stdin
 from .manager import BOT_NAMES, Member, SessionManager
-from .narrate import narrate
 from .session import GameSession, SessionOptions
 from .storage import Storage, StoredGame
 from .timers import Timers
@@ -184,10 +183,10 @@ async def resume_terminal(
             intro = f" You are seat {local}." if local is not None else ""
             frontend.say(f"Game #{game_id} resumes. Players: {_names(session)}.{intro}")
             if local is not None:  # what the player knew: their own secrets, theirs only
-                labels = session.table.labels
+                teller = frontend.teller(session.table)
                 for event in session.game.events:
                     if event.audience is not None and local in event.audience:
-                        line = narrate(event, labels)
+                        line = teller.line(event)
                         if line is not None:
                             frontend.say(f"  (private) {line}")
             if local is not None and session.seats[local].is_ai:

@@ -36,6 +36,7 @@ from ..ports import (
     Table,
     Waiting,
 )
+from ..render.story import Teller, rounds_in, short_names, story_lines
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,8 @@ OUTPUT_CHECK_S = 0.2  # while waiting for an answer, how often to check the outp
 # The session's notices name Discord's commands; in a terminal the CLI says what to type.
 _RESTARTED = "The bot restarted: "
 _SLASH_HINT = re.compile(r"\s*[^.]*(?<![\w/])/(resume|cancel|back|afk)\b[^.]*\.")
+# A terminal asks each question once and takes the first answer: a vote cannot be changed.
+_CHANGE_VOTE = re.compile(r"\s*[^.]*\bchange your vote\b[^.]*\.")
 
 
 class StdinReader:
@@ -189,6 +192,7 @@ class TerminalFrontend:
         self.broken = False  # the output went away (`shbot demo | head`): stay quiet
         self.output_closed = asyncio.Event()  # set when `broken` becomes true
         self.quiet = False  # the game is being stopped: print nothing more
+        self._rounds = 0  # rounds told so far, when a post carries no board to count them
 
     def bind(self, control: GameControl) -> None:
         """The session whose prompts this terminal answers."""
@@ -215,18 +219,38 @@ class TerminalFrontend:
         self.broken = True
         self.output_closed.set()
 
+    def teller(self, table: Table) -> Teller:
+        """How this terminal words events: short names, the local player as "you"."""
+        names = short_names(table.labels, [s.name for s in table.seats])
+        return Teller(names, self.seat)
+
     async def post(self, table: Table, post: Post) -> None:
-        """Print public narration line by line (paced by `delay`)."""
-        for line in _terminal_words(post.text).splitlines():
+        """Print public narration line by line (paced by `delay`): events as the round's
+        block (`bot.render.story`), a notice as it is worded."""
+        if post.events:
+            before = self._rounds
+            if post.board is not None:  # counted from the game: right after a resume too
+                before = rounds_in(post.board.events) - rounds_in(post.events)
+            lines = story_lines(post.events, self.teller(table), rounds_before=before)
+            self._rounds = before + rounds_in(post.events)
+        else:
+            lines = _terminal_words(post.text).splitlines()
+        for line in lines:
             self._print(line)
-            if self.delay and not (self.broken or self.quiet):
+            if self.delay and line and not (self.broken or self.quiet):
                 await asyncio.sleep(self.delay)
 
     async def tell(self, table: Table, private: Private) -> None:
         """Print private information, only if it is the local player's."""
-        if private.seat == self.seat and private.text:
-            for line in private.text.splitlines():
-                self._print(f"  (private) {line}")
+        if private.seat != self.seat:
+            return
+        teller = self.teller(table)
+        if private.events:
+            lines = [line for e in private.events if (line := teller.line(e)) is not None]
+        else:
+            lines = private.text.splitlines()
+        for line in lines:
+            self._print(f"  (private) {line}")
 
     async def ask(self, table: Table, prompt: Prompt) -> None:
         """Queue the local player's prompt; they are asked one prompt at a time."""
@@ -277,7 +301,13 @@ class TerminalFrontend:
             return
         key = (table.game_id, prompt.id, prompt.kind)
         self._print()
-        self._print(f"  (private) {prompt.question}")
+        question = _CHANGE_VOTE.sub("", prompt.question)
+        if self.seat is not None:  # the player is "you" here as in the story
+            label = table.labels[self.seat]
+            question = question.replace(f"President {label}", "your presidency")
+            question = question.replace(f"with Chancellor {label}", "with you as Chancellor")
+            question = question.replace(label, "you")
+        self._print(f"  (private) {question}")
         for number, option in enumerate(prompt.options, 1):
             self._print(f"    {number}. {option.label}")
         count = len(prompt.options)

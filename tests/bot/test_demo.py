@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from bot.demo import check_agent, play_demo
-from bot.narrate import narrate
+from bot.render.story import Teller, story_lines
 from bot.storage import Storage
 from engine import Variant
+from engine import events as ev
 
 REVEAL = "\nThe reveal\n"
 
@@ -30,8 +31,15 @@ def test_demo_plays_a_full_game_and_narrates_only_public_events(players: int) ->
     assert reveal.rstrip().endswith(f"Seed {players} (replay it with --seed {players}).")
     reveal = reveal.rstrip().rsplit("\n", 1)[0]
     labels = session.table.labels
-    public = [line for e in game.events if e.audience is None and (line := narrate(e, labels))]
-    assert [line for line in shown if line] == public
+    # The public story, one block per round: a header, then the round's events indented.
+    teller = Teller([s.name for s in session.seats])
+    public = story_lines([e for e in game.events if e.audience is None], teller)
+    assert shown == public
+    rounds = sum(isinstance(e, ev.PresidentialCandidate) for e in game.events)
+    headers = [line for line in shown if line.startswith("Round ")]
+    assert len(headers) == rounds and headers[-1].startswith(f"Round {rounds} · ")
+    assert all(line.startswith("  ") for line in shown[2:-2] if line and line not in headers)
+    assert "(seat " not in "\n".join(shown)  # names alone: the header line lists the seats
     # Every role is named in the reveal, none before it.
     teams = {"hitler": "Hitler:", "fascist": "Fascists:", "liberal": "Liberals:"}
     lines = {line.strip().split(":")[0] + ":": line for line in reveal.splitlines()}

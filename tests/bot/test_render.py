@@ -640,3 +640,37 @@ def test_chart_rejects_marginals_of_the_wrong_size() -> None:
     track = SuspicionTrack("The table", None, _snapshots(6, 2, seed=0))
     with pytest.raises(ValueError):
         render_suspicion_chart([track], NAMES[:5], roles)
+
+
+# --- the terminal's story -------------------------------------------------------------
+
+
+def test_the_story_speaks_to_the_local_player_as_you() -> None:
+    from bot.render.story import Teller, story_lines
+
+    you = Teller(NAMES[:5], you=1)
+    them = Teller(NAMES[:5])
+    nominated = ev.ChancellorNominated(president=1, chancellor=3)
+    assert you.line(nominated) == "You nominate Dara for Chancellor."
+    assert them.line(nominated) == "Boris nominates Dara for Chancellor."
+    assert you.line(ev.PlayerExecuted(president=0, target=1)) == "Ada executes you."
+    claim = ev.InvestigationClaimed(president=2, target=1, party=Party.FASCIST)
+    assert you.line(claim) == "Chen claims: you are a Fascist."
+    assert them.line(claim) == "Chen claims: Boris is a Fascist."
+    votes = (True, False, True, True, None)
+    lines = story_lines(
+        [
+            ev.PresidentialCandidate(president=1),
+            ev.ChancellorNominated(president=1, chancellor=2),
+            ev.ElectionResult(president=1, chancellor=2, votes=votes, elected=False),
+            ev.ElectionTrackerAdvanced(election_tracker=1),
+        ],
+        you,
+        rounds_before=4,
+    )
+    assert lines == [
+        "",
+        "Round 5 · you are the presidential candidate",
+        "  You nominate Chen for Chancellor.",
+        "  Rejected (3 Ja, 1 Nein). Nein: you. Election tracker: 1/3.",
+    ]

@@ -12,11 +12,18 @@ from pathlib import Path
 import pytest
 
 from bot.demo import play_terminal
-from bot.narrate import narrate
+from bot.frontends.terminal import TerminalFrontend
+from bot.render.story import story_lines
 from engine import Claim
 from engine import events as ev
 
 REVEAL = "\nThe reveal\n"
+
+
+def in_order(wanted: list[str], lines: list[str]) -> bool:
+    """Whether `wanted` occur in `lines` in that order (other lines may come between)."""
+    rest = iter(lines)
+    return all(any(line == want for line in rest) for want in wanted)
 
 
 def reader(bad: list[str], then: Callable[[], str] = lambda: "1") -> Callable[[str], object]:
@@ -45,17 +52,28 @@ async def test_a_local_player_plays_a_whole_game_with_numbered_choices() -> None
     assert live.count("Type a number from 1 to") == 4
     my_moves = [a for a in game.actions if a.seat == 2 and not isinstance(a, Claim)]
     assert my_moves and session.seats[2].user_id == 1 and not session.seats[2].is_ai
-    # The player saw their own secrets, and nobody else's.
-    labels = session.table.labels
+    # The player saw their own secrets, and nobody else's, told to them as "you".
+    teller = TerminalFrontend(seat=2).teller(session.table)
     mine = [e for e in game.events if e.audience == frozenset({2})]
     others = [e for e in game.events if e.audience is not None and 2 not in e.audience]
     assert isinstance(mine[0], ev.RoleDealt)
+    assert f"(private) Your role: {game.roles[2].value}." in live
     for event in mine:
-        line = narrate(event, labels)
+        line = teller.line(event)
         assert line is not None and f"(private) {line}" in live
+        assert line.startswith(("You ", "Your "))
     for event in others:
-        line = narrate(event, labels)
+        line = teller.line(event)
         assert line is None or line not in live
+    # The table's story is told in order (prompts and secrets in between), in rounds.
+    public = [e for e in game.events if e.audience is None]
+    assert in_order([line for line in story_lines(public, teller) if line], live.splitlines())
+    assert "\nRound 1 · " in live
+    if any(isinstance(e, ev.ChancellorNominated) and e.president == 2 for e in public):
+        assert "  You nominate " in live
+    assert "You (seat 2)" not in live.split("\n", 1)[1]  # only the header lists seats
+    # A terminal takes the first answer: it promises no changing of votes.
+    assert "Vote on President" in live and "change your vote" not in live
     # Claims were offered after the player's sessions, with the option to stay silent.
     if any(isinstance(e, (ev.PoliciesDrawn, ev.PoliciesReceived)) for e in mine):
         assert "Say nothing" in live
@@ -183,18 +201,21 @@ async def test_a_resumed_game_tells_the_player_their_own_secrets_and_nobody_else
     assert text.startswith(f"Game #{stopped.game_id} resumes. Players: ")
     assert "The bot restarted" not in text and "Seed 11 " in text
     recap = text.split(REVEAL)[0]
-    labels = session.table.labels
+    teller = TerminalFrontend(seat=1).teller(session.table)
     mine = [
         e for e in session.game.events[: len(stopped.game.events)] if e.audience and 1 in e.audience
     ]
     assert isinstance(mine[0], ev.RoleDealt)
     for event in mine:
-        line = narrate(event, labels)
+        line = teller.line(event)
         assert line is not None and f"(private) {line}" in recap
     for event in session.game.events:
         if event.audience is not None and 1 not in event.audience:
-            line = narrate(event, labels)
+            line = teller.line(event)
             assert line is None or line not in recap
+    # The rounds are counted from the game, so the resumed story carries on the count.
+    rounds = sum(isinstance(e, ev.PresidentialCandidate) for e in stopped.game.events)
+    assert f"\nRound {rounds + 1} · " in recap and "\nRound 1 · " not in recap
 
 
 async def test_resuming_gives_the_terminal_its_seat_back_after_input_closed(

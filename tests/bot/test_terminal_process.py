@@ -190,7 +190,7 @@ def test_ctrl_c_in_a_demo_saves_it_and_demo_resume_finishes_it(tmp_path: Path) -
     db = tmp_path / "games.db"
     demo = ("demo", "--players", "5", "--agent", "random", "--seed", "4", "--db", str(db))
     run = Shbot(tmp_path, *demo, "--speed", "normal")  # paced: 0.6 s a line
-    run.wait_for("presidential candidate")
+    run.wait_for(" for President")
     run.proc.send_signal(signal.SIGINT)
     assert run.finish(timeout=5) == 130
     no_traceback(run)
@@ -305,7 +305,7 @@ def test_shbot_demo_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     db = tmp_path / "games.db"
     run = Shbot(tmp_path, "demo", "--players", "5", "--agent", "random", "--speed", "normal",
                 "--db", str(db))  # fmt: skip
-    run.wait_for("presidential candidate")  # `| head -3`: three lines, then the reader goes
+    run.wait_for(" for President")  # `| head -3`: three lines, then the reader goes
     run.close_stdout()
     assert run.finish(timeout=5) != 0
     no_traceback(run)
