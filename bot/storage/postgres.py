@@ -32,7 +32,7 @@ import contextlib
 import functools
 import os
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -122,9 +122,9 @@ def _dialect(sql: str) -> tuple[str, tuple[str, ...] | None]:
 
 
 def _args(names: tuple[str, ...] | None, params: Params) -> list[Any]:
-    if names is None:
+    if not names:
         return list(params)
-    assert isinstance(params, dict)
+    assert isinstance(params, Mapping)
     return [params[name] for name in names]
 
 

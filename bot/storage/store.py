@@ -459,8 +459,8 @@ class Storage:
         async with self._driver.read() as tx:
             rows = await tx.all(
                 f"SELECT {_SUMMARY_COLUMNS} FROM games AS g"
-                " WHERE (:guild IS NULL OR g.guild_id = :guild)"
-                " AND (:user IS NULL OR EXISTS (SELECT 1 FROM seats AS s"
+                " WHERE (CAST(:guild AS BIGINT) IS NULL OR g.guild_id = :guild)"
+                " AND (CAST(:user AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM seats AS s"
                 "   WHERE s.game_id = g.id AND (s.dealt_user_id = :user OR s.user_id = :user)))"
                 " ORDER BY g.created_at DESC, g.id DESC LIMIT :limit",
                 {"guild": guild_id, "user": user_id, "limit": limit},
@@ -477,13 +477,13 @@ class Storage:
                 "SELECT s.role, COUNT(*), COALESCE(SUM(s.won), 0)"
                 " FROM seats AS s JOIN games AS g ON g.id = s.game_id"
                 " WHERE s.dealt_user_id = :user AND g.status = 'finished'"
-                " AND (:guild IS NULL OR g.guild_id = :guild)"
+                " AND (CAST(:guild AS BIGINT) IS NULL OR g.guild_id = :guild)"
                 " GROUP BY s.role",
                 params,
             )
             recent_rows = await tx.all(
                 f"SELECT {_SUMMARY_COLUMNS} FROM games AS g"
-                " WHERE g.status = 'finished' AND (:guild IS NULL OR g.guild_id = :guild)"
+                " WHERE g.status = 'finished' AND (CAST(:guild AS BIGINT) IS NULL OR g.guild_id = :guild)"
                 " AND EXISTS (SELECT 1 FROM seats AS s"
                 "   WHERE s.game_id = g.id AND s.dealt_user_id = :user)"
                 " ORDER BY g.finished_at DESC, g.id DESC LIMIT :recent",
@@ -513,7 +513,7 @@ class Storage:
                 "    g.finished_at, g.id AS game_id"
                 "  FROM seats AS s JOIN games AS g ON g.id = s.game_id"
                 "  WHERE g.status = 'finished' AND s.dealt_user_id IS NOT NULL"
-                "  AND (:guild IS NULL OR g.guild_id = :guild)),"
+                "  AND (CAST(:guild AS BIGINT) IS NULL OR g.guild_id = :guild)),"
                 " totals AS ("
                 "  SELECT user_id, COUNT(*) AS games, COALESCE(SUM(won), 0) AS wins"
                 "  FROM played GROUP BY user_id HAVING COUNT(*) >= :min_games)"
@@ -537,7 +537,7 @@ class Storage:
         async with self._driver.read() as tx:
             rows = await tx.all(
                 f"SELECT COUNT(*), COALESCE(SUM({self._driver.fallbacks}), 0)"
-                " FROM games WHERE status = 'finished' AND (:guild IS NULL OR guild_id = :guild)",
+                " FROM games WHERE status = 'finished' AND (CAST(:guild AS BIGINT) IS NULL OR guild_id = :guild)",
                 {"guild": guild_id},
             )
         games, fallbacks = rows[0]

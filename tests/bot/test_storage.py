@@ -69,14 +69,34 @@ def seats_for(players: int, humans: dict[int, tuple[int, str]] | None = None) ->
     ]
 
 
-@pytest.fixture
-async def storage() -> AsyncIterator[Storage]:
-    store = await Storage.open(":memory:", clock=ticking_clock())
+pytest_plugins = ["tests.bot.postgres_server"]
+
+# Both drivers run every test that takes `storage` or `database`; PostgreSQL's half is
+# marked `postgres` and runs on a real server the tests start (tests/bot/postgres_server).
+DRIVERS = [
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
+]
+
+
+@pytest.fixture(params=DRIVERS)
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new database of each driver: a SQLite file's path, or a PostgreSQL URL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "shbot.db")
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture(params=DRIVERS)
+async def storage(request: pytest.FixtureRequest) -> AsyncIterator[Storage]:
+    """An open store of each driver: SQLite in memory, or a fresh PostgreSQL database."""
+    target = ":memory:" if request.param == "sqlite" else request.getfixturevalue("pg_url")
+    store = await Storage.open(target, clock=ticking_clock())
     yield store
     await store.close()
 
 
-OpenStorage = Callable[[Path], Awaitable[Storage]]
+OpenStorage = Callable[[Path | str], Awaitable[Storage]]
 
 
 @pytest.fixture
@@ -84,7 +104,7 @@ async def open_storage() -> AsyncIterator[OpenStorage]:
     """`Storage.open` for file databases, closing whatever a failing test left open."""
     opened: list[Storage] = []
 
-    async def _open(path: Path) -> Storage:
+    async def _open(path: Path | str) -> Storage:
         store = await Storage.open(path)
         opened.append(store)
         return store
@@ -332,10 +352,10 @@ async def test_session_state_round_trips_and_damage_reads_as_empty(
 
 
 async def test_concurrent_appends_are_serialised_and_close_waits_for_them(
-    tmp_path: Path,
+    database: str,
     open_storage: OpenStorage,
 ) -> None:
-    path = tmp_path / "shbot.db"
+    path = database
     storage = await open_storage(path)
     games = [play_random_game(n, n) for n in (5, 7, 9)]
     ids = [await store_game(storage, Game(g.players, seed=g.seed)) for g in games]
