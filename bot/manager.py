@@ -32,7 +32,7 @@ from .config import ShardConflict
 from .frontends import bind_frontend
 from .ports import Frontend, SeatInfo
 from .session import RESTART_NOTICE, RESUME_NOTICE, GameSession, SessionOptions
-from .storage import GameScope, SeatRecord, Storage, StorageError, StoredGame
+from .storage import GameScope, SeatRecord, ShardLease, Storage, StorageError, StoredGame
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class SessionManager:
         self.clock = clock
         self._sessions: dict[int, GameSession] = {}
         self._watchers: set[asyncio.Task[None]] = set()
-        self._claim: ShardClaim | None = None  # this process's shards of the database
+        self._claim: ShardLease | None = None  # this process's shards of the database
 
     # --- lookup -------------------------------------------------------------------------
 
@@ -185,7 +185,10 @@ class SessionManager:
         and skipped. Either way the other games resume.
         """
         if scope is not None and self._claim is None:
-            self._claim = ShardClaim.take(self.store.path, scope)
+            # A database server claims on the store's own session (PostgreSQL advisory
+            # locks, which fence its writes); a file, with file locks beside it.
+            lease = await self.store.claim_shards(scope)
+            self._claim = lease or ShardClaim.take(self.store.path, scope)
         resumed = []
         for stored in await self.store.unfinished_games(scope):
             if stored.id in self._sessions:

@@ -483,7 +483,8 @@ class Storage:
             )
             recent_rows = await tx.all(
                 f"SELECT {_SUMMARY_COLUMNS} FROM games AS g"
-                " WHERE g.status = 'finished' AND (CAST(:guild AS BIGINT) IS NULL OR g.guild_id = :guild)"
+                " WHERE g.status = 'finished'"
+                " AND (CAST(:guild AS BIGINT) IS NULL OR g.guild_id = :guild)"
                 " AND EXISTS (SELECT 1 FROM seats AS s"
                 "   WHERE s.game_id = g.id AND s.dealt_user_id = :user)"
                 " ORDER BY g.finished_at DESC, g.id DESC LIMIT :recent",
@@ -537,7 +538,8 @@ class Storage:
         async with self._driver.read() as tx:
             rows = await tx.all(
                 f"SELECT COUNT(*), COALESCE(SUM({self._driver.fallbacks}), 0)"
-                " FROM games WHERE status = 'finished' AND (CAST(:guild AS BIGINT) IS NULL OR guild_id = :guild)",
+                " FROM games WHERE status = 'finished'"
+                " AND (CAST(:guild AS BIGINT) IS NULL OR guild_id = :guild)",
                 {"guild": guild_id},
             )
         games, fallbacks = rows[0]

@@ -43,7 +43,8 @@ class PgServer:
 
     def create_database(self, name: str) -> str:
         """A new empty database; its URL."""
-        _run([str(self.bin / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", USER, name])
+        port = str(self.port)
+        _run([str(self.bin / "createdb"), "-h", "127.0.0.1", "-p", port, "-U", USER, name])
         return self.url(name)
 
     def sql(self, database: str, statement: str) -> str:
@@ -117,9 +118,11 @@ def pg_server() -> Iterator[PgServer]:
                 _run([*run_as, str(binaries / "pg_ctl"), "-D", str(data), "-l", str(log),
                       "-o", options, "-w", "-t", "60", "start"])  # fmt: skip
                 break
-            except RuntimeError:
+            except RuntimeError as exc:
                 if attempt >= 2:
-                    raise RuntimeError(f"PostgreSQL did not start: {log.read_text()[-2000:]}")
+                    raise RuntimeError(
+                        f"PostgreSQL did not start: {log.read_text()[-2000:]}"
+                    ) from exc
         yield PgServer(binaries, port, run_as)
     finally:
         if (data / "postmaster.pid").exists():

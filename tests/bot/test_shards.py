@@ -51,12 +51,28 @@ def test_the_config_names_the_games_of_this_process() -> None:
         GameScope(shard_count=2, shard_ids=frozenset({2}))
 
 
+pytest_plugins = ["tests.bot.postgres_server"]
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path / "shbot.db"
 
 
-async def _store_games(path: Path, guilds: list[int]) -> tuple[list[int], int]:
+@pytest.fixture(
+    params=[
+        pytest.param("sqlite", id="sqlite"),
+        pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
+    ]
+)
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new shared database of each driver: a SQLite file's path, or a PostgreSQL URL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "shbot.db")
+    return str(request.getfixturevalue("pg_url"))
+
+
+async def _store_games(path: Path | str, guilds: list[int]) -> tuple[list[int], int]:
     """A running game in each guild (a channel each), and one terminal game (no channel)."""
     store = await Storage.open(path)
     manager = SessionManager(store, FakeFrontend())
@@ -81,7 +97,7 @@ async def _store_games(path: Path, guilds: list[int]) -> tuple[list[int], int]:
     return ids, terminal.game_id
 
 
-async def _resume_as(path: Path, config: Config) -> set[int]:
+async def _resume_as(path: Path | str, config: Config) -> set[int]:
     """What one bot process with `config` resumes from the shared database (then stops)."""
     store = await Storage.open(path)
     try:
@@ -98,11 +114,12 @@ def _sharded(count: int, *ids: int) -> Config:
 
 
 async def test_every_process_resumes_the_games_of_its_shards_whatever_the_count_was(
-    db: Path,
+    database: str,
 ) -> None:
     """Games started under SHARD_COUNT=2; the bot restarts with SHARD_COUNT=3, then as
     one process. Each time every game is resumed by exactly one process, the one Discord
     now sends its guild to; the terminal game by none."""
+    db = database
     guilds = [guild_on(shard, 6, salt) for salt in range(2) for shard in range(6)]
     games, terminal = await _store_games(db, guilds)
     by_guild = dict(zip(games, guilds, strict=True))
