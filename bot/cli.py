@@ -65,6 +65,10 @@ _AGENT_HELP = (
 _VARIANT_HELP = (
     "standard rules, or rebalanced (secrethitler.io's 6/7/9-player setups) (default: %(default)s)"
 )
+_IMAGES_HELP = (
+    "write PNG pictures into DIR (created if missing): the board after each policy, "
+    "and at the end the board with every role and the suspicion chart"
+)
 _DESCRIPTION = """\
 Secret Hitler for Discord, with AI players.
 
@@ -74,7 +78,7 @@ terminal, read the database and copy it. Every game is stored in the database.
 """
 _EPILOG = """\
 examples:
-  shbot demo --players 10                      watch 10 AI players play
+  shbot demo --players 10 --images pictures   watch 10 AI players, saving pictures
   shbot play --seat 2                          play seat 2 against 6 AI players
   shbot replay 3                               the story of game #3, and its reveal
   shbot backup backups/shbot-today.db          a safe copy, even while the bot runs
@@ -162,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--resume", type=int, metavar="GAME_ID", help="carry on a stopped demo game instead"
     )
+    demo.add_argument("--images", metavar="DIR", default=None, help=_IMAGES_HELP)
 
     play = _subcommand(
         commands,
@@ -184,6 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="GAME_ID",
         help="carry on a stopped game instead, with the same seats",
     )
+    play.add_argument("--images", metavar="DIR", default=None, help=_IMAGES_HELP)
 
     cancel = _subcommand(
         commands,
@@ -204,6 +210,13 @@ def build_parser() -> argparse.ArgumentParser:
         "role, hidden hand and lie). A game still running keeps its secrets.",
     )
     replay.add_argument("game_id", type=int, metavar="GAME_ID", help="the game's number")
+    replay.add_argument(
+        "--images",
+        metavar="DIR",
+        default=None,
+        help="write PNG pictures into DIR (created if missing): the board after each "
+        "policy, and once the game is over the board with every role and the suspicion chart",
+    )
 
     stats = _subcommand(
         commands,
@@ -263,6 +276,25 @@ def database_path(args: argparse.Namespace) -> str:
     return str(path)
 
 
+class PicturesError(Exception):
+    """`--images DIR` names a place that cannot hold pictures; `str()` says why."""
+
+
+def images_directory(args: argparse.Namespace) -> Path | None:
+    """`--images DIR`, created if missing; None without the option. Checked before a
+    game starts, so a bad directory costs no game (`PicturesError`, one line)."""
+    if getattr(args, "images", None) is None:
+        return None
+    path = Path(args.images)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PicturesError(f"Cannot write pictures to {path}: {exc.strerror or exc}.") from exc
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise PicturesError(f"Cannot write pictures to {path}: it is not writable.")
+    return path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `shbot` console script."""
     try:
@@ -291,7 +323,7 @@ def _main(argv: Sequence[str] | None) -> int:
         import asyncio
 
         return asyncio.run(_database_command(args))
-    except (StorageError, NotHere) as exc:
+    except (StorageError, NotHere, PicturesError) as exc:
         print(f"shbot: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # `shbot replay 1 | head`
@@ -367,6 +399,7 @@ def _demo(args: argparse.Namespace) -> int:
 
     speed = args.speed or ("normal" if sys.stdout.isatty() else "fast")
     db_path = database_path(args)
+    images = images_directory(args)
     if getattr(args, "resume", None) is not None:
         return _terminal_game(
             "demo",
@@ -377,6 +410,7 @@ def _demo(args: argparse.Namespace) -> int:
                 delay=SPEEDS[speed],
                 db_path=db_path,
                 stop=stop,
+                images=images,
             ),
         )
     return _terminal_game(
@@ -390,6 +424,7 @@ def _demo(args: argparse.Namespace) -> int:
             delay=SPEEDS[speed],
             db_path=db_path,
             stop=stop,
+            images=images,
         ),
     )
 
@@ -504,11 +539,17 @@ def _play(args: argparse.Namespace) -> int:
         )
         return 2
     db_path = database_path(args)
+    images = images_directory(args)
     if args.resume is not None:
         return _terminal_game(
             "play",
             lambda stop: resume_terminal(
-                args.resume, player=True, out=sys.stdout, db_path=db_path, stop=stop
+                args.resume,
+                player=True,
+                out=sys.stdout,
+                db_path=db_path,
+                stop=stop,
+                images=images,
             ),
         )
     return _terminal_game(
@@ -523,6 +564,7 @@ def _play(args: argparse.Namespace) -> int:
             out=sys.stdout,
             db_path=db_path,
             stop=stop,
+            images=images,
         ),
     )
 
@@ -542,7 +584,10 @@ async def _database_command(args: argparse.Namespace) -> int:
 
     async with await Storage.open(database_path(args)) as store:
         if args.command == "replay":
+            images = images_directory(args)
             print(await replay_text(store, args.game_id))
+            if images is not None:
+                print(await replay_pictures(store, args.game_id, images))
         elif args.command == "stats":
             print(await stats_text(store, args.user))
         elif args.command == "backup":
@@ -571,6 +616,37 @@ async def replay_text(store: Storage, game_id: int) -> str:
     else:  # hidden information stays hidden until the game has really ended
         out += ["", f"The game is {stored.status}: roles and hidden policies stay secret."]
     return "\n".join(out)
+
+
+async def replay_pictures(store: Storage, game_id: int, directory: Path) -> str:
+    """Write a stored game's pictures (`--images`): the board after each policy, and for
+    a finished game the final board with every role and the suspicion chart (computed
+    now, as the reveal did). Returns one line saying what was written."""
+    import asyncio
+
+    from .render.pictures import final_pictures, policy_board, policy_views
+    from .suspicion import suspicion_tracks
+
+    stored = await store.load_game(game_id)
+    names = [s.name for s in stored.seats]
+
+    def draw() -> tuple[int, list[Path]]:
+        boards = 0
+        for view in policy_views(stored.record):
+            policy_board(directory, game_id, view, names)
+            boards += 1
+        game = stored.record.replay()
+        if stored.status != "finished" or not game.is_over:
+            return boards, []  # the roles stay secret until the game has really ended
+        ai_seats = [s.seat for s in stored.seats if s.agent is not None]
+        tracks = suspicion_tracks(game, names, ai_seats)
+        return boards, final_pictures(
+            directory, game_id, game.spectator_view(), names, game.roles, tracks
+        )
+
+    boards, final = await asyncio.to_thread(draw)
+    ending = f", then {', '.join(map(str, final))}" if final else ""
+    return f"Pictures in {directory}: {boards} boards, one per policy{ending}."
 
 
 async def stats_text(store: Storage, user_id: int | None) -> str:

@@ -10,6 +10,7 @@ import os
 import random
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from pathlib import Path
 from typing import TextIO
 
 from agents.registry import AgentSpec
@@ -57,16 +58,18 @@ async def run_demo(
     delay: float = 0.0,
     db_path: str | os.PathLike[str] = ":memory:",
     stop: asyncio.Event | None = None,
+    images: Path | None = None,
 ) -> GameSession:
     """Play one bot-only game through a session, narrated to `out` as a spectator sees it,
-    then the reveal; the game is stored in `db_path`. See `_drive` for `stop`.
+    then the reveal; the game is stored in `db_path`. See `_drive` for `stop`; `images`:
+    a directory for the pictures (`bot.render.pictures`).
 
     The AI players move no faster than one narrated line (`delay`), so the stored game
     keeps about level with what the spectator has seen: a demo stopped half-way is
     stored half-played, and `resume_terminal` shows the rest."""
     return await _play_stored(
         [],
-        TerminalFrontend(out, delay=delay),
+        TerminalFrontend(out, delay=delay, images=images),
         players=players,
         seed=seed,
         agent=agent,
@@ -106,13 +109,15 @@ async def play_terminal(
     read_line: LineReader = read_stdin,
     db_path: str | os.PathLike[str] = ":memory:",
     stop: asyncio.Event | None = None,
+    images: Path | None = None,
 ) -> GameSession:
-    """One local player at `seat` against AI players, in the terminal, without timers."""
+    """One local player at `seat` against AI players, in the terminal, without timers
+    (`images`: a directory for the pictures, as in `run_demo`)."""
     if not 0 <= seat < players:
         raise ValueError(f"Seat {seat} does not exist in a {players}-player game.")
     return await _play_stored(
         [*[None] * seat, Member(LOCAL_USER_ID, name)],
-        TerminalFrontend(out, seat=seat, read_line=read_line),
+        TerminalFrontend(out, seat=seat, read_line=read_line, images=images),
         players=players,
         seed=seed,
         agent=agent,
@@ -137,6 +142,7 @@ async def resume_terminal(
     delay: float = 0.0,
     db_path: str | os.PathLike[str],
     stop: asyncio.Event | None = None,
+    images: Path | None = None,
 ) -> GameSession:
     """Carry on a stored terminal game (`shbot play --resume`, or `shbot demo --resume`
     with `player=False`) where it stopped, with the same seats: the local player's seat
@@ -161,7 +167,9 @@ async def resume_terminal(
                 f"game #{game_id} has a player at the terminal: "
                 f"`shbot play --resume {game_id}` carries it on."
             )
-        frontend = TerminalFrontend(out, seat=local, read_line=read_line, delay=delay)
+        frontend = TerminalFrontend(
+            out, seat=local, read_line=read_line, delay=delay, images=images
+        )
         if not player:  # the AI keeps pace with the narration, at this run's speed
             stored = replace(stored, options={**stored.options, "ai_pace_s": delay})
         options = SessionOptions.from_dict(stored.options)

@@ -22,9 +22,11 @@ import select
 import sys
 import threading
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TextIO
 
 from engine import IllegalAction
+from engine import events as ev
 
 from ..ports import (
     GameControl,
@@ -36,6 +38,7 @@ from ..ports import (
     Table,
     Waiting,
 )
+from ..render.pictures import final_pictures, policy_board
 from ..render.story import Teller, rounds_in, short_names, story_lines
 
 log = logging.getLogger(__name__)
@@ -179,8 +182,11 @@ class TerminalFrontend:
         seat: int | None = None,
         read_line: LineReader = read_stdin,
         delay: float = 0.0,
+        images: Path | None = None,
     ) -> None:
         self.out = out or sys.stdout
+        self.images = images  # where to write the pictures (`--images DIR`); None: nowhere
+        self.boards_written = 0
         self.seat = seat  # the local player's seat; None: a spectator
         self.read_line = read_line
         self.delay = delay  # seconds after each narrated line, to follow a bot-only game
@@ -239,6 +245,10 @@ class TerminalFrontend:
             self._print(line)
             if self.delay and line and not (self.broken or self.quiet):
                 await asyncio.sleep(self.delay)
+        if post.board is not None and any(isinstance(e, ev.PolicyEnacted) for e in post.events):
+            await self._picture(
+                policy_board, table.game_id, post.board, [s.name for s in table.seats]
+            )
 
     async def tell(self, table: Table, private: Private) -> None:
         """Print private information, only if it is the local player's."""
@@ -269,9 +279,35 @@ class TerminalFrontend:
         """Nothing: in a terminal the next line shows soon enough."""
 
     async def reveal(self, table: Table, reveal: Reveal) -> None:
-        """Print the whole reveal."""
+        """Print the whole reveal (and with `images`, write the final board with every
+        role and the suspicion chart)."""
         self._print()
         self._print(reveal.text)
+        names = [s.name for s in table.seats]
+        final = await self._picture(
+            final_pictures, table.game_id, reveal.view, names, reveal.roles, reveal.suspicion
+        )
+        if final:
+            shown = ", ".join(str(path) for path in final)
+            self._print(f"Pictures: {self.boards_written} boards, one per policy, then {shown}.")
+
+    async def _picture(
+        self, write: Callable[..., Path | list[Path]], game_id: int, *args: object
+    ) -> list[Path]:
+        """Write pictures into `images` (Pillow, off the event loop); the files written.
+        A directory that cannot take them is said once, and the game goes on without."""
+        if self.images is None or self.quiet or self.broken:
+            return []
+        try:
+            written = await asyncio.to_thread(write, self.images, game_id, *args)
+        except OSError as exc:
+            self._print(f"Cannot write pictures to {self.images} ({exc.strerror or exc}): no more.")
+            self.images = None
+            return []
+        if isinstance(written, Path):
+            self.boards_written += 1
+            return [written]
+        return written
 
     async def flush(self, table: Table) -> None:
         """Nothing: every line is printed at once."""

@@ -16,6 +16,8 @@ from bot import cli
 from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
 from bot.storage import Storage
+from engine import Game
+from engine import events as ev
 
 from .conftest import UNTIMED, members
 
@@ -205,3 +207,57 @@ def test_the_bot_does_not_warn_about_voice_it_never_uses(
     with caplog.at_level(logging.WARNING):
         assert cli.main([]) == 0
     assert not [r for r in caplog.records if "voice" in r.getMessage()]
+
+
+def _pngs(directory: Path) -> dict[str, tuple[int, int]]:
+    """Every picture in `directory`, decoded (a file that is no PNG fails), and its size."""
+    from PIL import Image
+
+    sizes = {}
+    for path in sorted(directory.iterdir()):
+        with Image.open(path) as image:
+            assert image.format == "PNG", path
+            image.load()  # the whole file decodes, not just its header
+            sizes[path.name] = image.size
+    return sizes
+
+
+def test_images_writes_a_board_per_policy_then_the_final_board_and_the_chart(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db, pictures = tmp_path / "games.db", tmp_path / "new" / "pictures"
+    argv = ["demo", "--players", "6", "--seed", "5", "--speed", "fast", "--db", str(db)]
+    assert cli.main([*argv, "--images", str(pictures)]) == 0
+    out = capsys.readouterr().out
+    game = asyncio.run(_stored_game(db, 1))
+    policies = sum(isinstance(e, ev.PolicyEnacted) for e in game.events)
+    sizes = _pngs(pictures)
+    boards = [f"game-1-policy-{n:02d}.png" for n in range(1, policies + 1)]
+    assert set(sizes) == {*boards, "game-1-final.png", "game-1-suspicion.png"}
+    for name, (width, height) in sizes.items():
+        assert 600 <= width <= 1200 and 300 <= height <= 1000, name
+    assert f"Pictures: {policies} boards, one per policy, then " in out
+
+    # The replay draws the very same pictures from the stored game.
+    again = tmp_path / "again"
+    assert cli.main(["--db", str(db), "replay", "1", "--images", str(again)]) == 0
+    assert f"Pictures in {again}: {policies} boards" in capsys.readouterr().out
+    for name in sizes:
+        assert (again / name).read_bytes() == (pictures / name).read_bytes(), name
+
+
+def test_images_into_a_place_that_cannot_hold_them_is_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    argv = ["demo", "--players", "5", "--speed", "fast", "--images", str(blocker / "pics")]
+    assert cli.main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"shbot: Cannot write pictures to {blocker / 'pics'}")
+    assert len(err.strip().splitlines()) == 1
+
+
+async def _stored_game(path: Path, game_id: int) -> Game:
+    async with await Storage.open(path) as store:
+        return (await store.load_game(game_id)).record.replay()
