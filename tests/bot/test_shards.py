@@ -24,7 +24,7 @@ from bot.config import Config, ConfigError, ShardConflict, config_from
 from bot.frontends.fake import FakeFrontend
 from bot.manager import Member, SessionManager, ShardClaim
 from bot.session import SessionOptions
-from bot.storage import GameScope, Storage, StorageError
+from bot.storage import GameScope, ShardsLost, Storage, StorageError
 from bot.timers import Timers
 
 FORK = multiprocessing.get_context("fork")
@@ -285,3 +285,133 @@ def test_processes_starting_at_once_with_different_counts_never_all_run(db: Path
             child.join(timeout=30)
         running = [count for count, state in outcomes if state == "running"]
         assert len(set(running)) == 1 and len(running) == 2, outcomes
+
+
+# --- PostgreSQL: processes on many hosts, one database ----------------------------------
+#
+# The claim is session advisory locks on each store's connection: sessions, not OS
+# processes, are what PostgreSQL tells apart, so each "process" below is a real process
+# with its own store (a forked child), and the fence is tested on two stores' sessions.
+
+
+def _hold_pg(url: str, scope: GameScope, ready: Any, done: Any) -> None:
+    """A bot process on PostgreSQL: open, claim, say so, run until told to stop."""
+    import asyncio
+
+    async def run() -> None:
+        async with await Storage.open(url) as store:
+            try:
+                lease = await store.claim_shards(scope)
+            except ShardConflict as exc:
+                ready.put(f"refused: {exc}")
+                return
+            ready.put("running")
+            await asyncio.get_running_loop().run_in_executor(None, done.wait, 30)
+            assert lease is not None
+            lease.release()
+
+    asyncio.run(run())
+
+
+class PgProcess(Process):
+    """Another bot process holding `scope` of the database at `url` until `stop()`."""
+
+    def __init__(self, url: str, scope: GameScope) -> None:
+        self.ready, self.done = FORK.Queue(), FORK.Event()
+        self.process = FORK.Process(target=_hold_pg, args=(url, scope, self.ready, self.done))
+        self.process.start()
+        self.state = self.ready.get(timeout=60)
+
+
+async def _pg_refusal(url: str, scope: GameScope) -> str:
+    async with await Storage.open(url) as store:
+        with pytest.raises(ShardConflict) as error:
+            await store.claim_shards(scope)
+    text = str(error.value)
+    assert "\n" not in text and store.path in text and "@" in store.path
+    return text
+
+
+async def _pg_claims(url: str, scope: GameScope) -> None:
+    """A claim that must succeed (then given up)."""
+    async with await Storage.open(url) as store:
+        lease = await store.claim_shards(scope)
+        assert lease is not None
+        lease.release()
+
+
+@pytest.mark.postgres
+def test_postgres_refuses_processes_that_would_drive_one_game_twice(pg_url: str) -> None:
+    import asyncio
+
+    first = PgProcess(pg_url, _scope(2, 0))
+    try:
+        assert first.state == "running"
+        text = asyncio.run(_pg_refusal(pg_url, _scope(2, 0, 1)))
+        assert "Shard 0 already runs in another process" in text and "own SHARD_IDS" in text
+        text = asyncio.run(_pg_refusal(pg_url, _scope(3, 2)))
+        assert "SHARD_COUNT=2" in text and "SHARD_COUNT=3" in text and "Stop them all" in text
+        assert "without SHARD_IDS" in asyncio.run(_pg_refusal(pg_url, EVERY))
+        asyncio.run(_pg_claims(pg_url, _scope(2, 1)))  # the other half: fine
+    finally:
+        first.stop()
+    asyncio.run(_pg_claims(pg_url, _scope(3, 2)))  # the old count is gone: fine
+
+
+@pytest.mark.postgres
+def test_postgres_frees_a_killed_processes_shards_for_the_next_owner(pg_url: str) -> None:
+    """kill -9: the server ends the dead process's session and its locks with it."""
+    import asyncio
+
+    first = PgProcess(pg_url, EVERY)
+    assert first.state == "running"
+    assert "already drives the games" in asyncio.run(_pg_refusal(pg_url, EVERY))
+    first.kill()
+    asyncio.run(_pg_claims(pg_url, EVERY))
+
+
+@pytest.mark.postgres
+async def test_a_process_that_lost_its_session_is_fenced_off_its_games(
+    pg_url: str, pg_server: Any
+) -> None:
+    """A partition, seen from the database: the server ends process A's session (as it
+    does when A's host goes silent), B takes A's shard and resumes its game. A comes back
+    and tries to store its next move: refused, nothing written; B drives the game."""
+    guild = guild_on(0, 2)
+    [game], _ = await _store_games(pg_url, [guild])
+    scope = _sharded(2, 0).game_scope
+    a = await Storage.open(pg_url)
+    b = await Storage.open(pg_url)
+    try:
+        a_manager = SessionManager(a, FakeFrontend())
+        assert [s.game_id for s in await a_manager.recover(scope=scope)] == [game]
+        await a_manager.shutdown()  # stops its session task; A's store keeps the claim
+        a_lease = await a.claim_shards(scope)
+        with pytest.raises(ShardConflict):
+            await b.claim_shards(scope)  # A holds shard 0
+        pg_server.sql(
+            pg_url.rsplit("/", 1)[1],
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE application_name = 'shbot' AND pid <> pg_backend_pid()"
+            " AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory'"
+            " AND objid = 0 AND classid = x'53480003'::int AND granted)",
+        )
+        b_lease = await b.claim_shards(scope)  # A's session is gone: the shard is free
+        stored = await b.load_game(game)
+        nominate = stored.record.replay().legal_actions(stored.record.replay().awaiting()[0])[0]
+        with pytest.raises(ShardsLost) as lost:
+            await a.append_action(game, 0, nominate)
+        assert "another process holds now" in str(lost.value) and "\n" not in str(lost.value)
+        assert (await b.load_game(game)).record.actions == []  # A wrote nothing
+        await b.append_action(game, 0, nominate)  # B drives the game
+        assert (await b.load_game(game)).record.actions == [nominate]
+        assert a_lease is not None and b_lease is not None
+        # B lets the shard go; A takes it back on its next write, but its stale move at
+        # the same index is refused: the log is B's, and never driven from two places.
+        b_lease.release()
+        await b.load_game(game)  # B's unlocks happen before its next transaction
+        with pytest.raises(StorageError, match="already stored"):
+            await a.append_action(game, 0, nominate)
+    finally:
+        await a.close()
+        await b.close()
