@@ -23,7 +23,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 # The game's modules are imported when a command needs them: a Ctrl-C while Python starts
 # then ends `shbot` quietly (status 130) rather than with a traceback from an import.
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
     from .session import GameSession
     from .storage import GameSummary, Storage
+
+log = logging.getLogger(__name__)
 
 SPEEDS = {"fast": 0.0, "normal": 0.6}
 DEFAULT_DB = "data/shbot.db"  # the same default as the Discord bot (bot.config)
@@ -210,6 +212,12 @@ def build_parser() -> argparse.ArgumentParser:
         "role, hidden hand and lie). A game still running keeps its secrets.",
     )
     replay.add_argument("game_id", type=int, metavar="GAME_ID", help="the game's number")
+    replay.add_argument(
+        "--step",
+        action="store_true",
+        help="a finished game round by round: what the table saw, the claims, the hidden "
+        "truth, the board and the AI observer's belief (Enter: next, b: back, q: quit)",
+    )
     replay.add_argument(
         "--images",
         metavar="DIR",
@@ -585,7 +593,11 @@ async def _database_command(args: argparse.Namespace) -> int:
     async with await Storage.open(database_path(args)) as store:
         if args.command == "replay":
             images = images_directory(args)
-            print(await replay_text(store, args.game_id))
+            if args.step:
+                pages = await replay_pages(store, args.game_id)
+                step_through(pages, interactive=sys.stdin.isatty() and sys.stdout.isatty())
+            else:
+                print(await replay_text(store, args.game_id))
             if images is not None:
                 print(await replay_pictures(store, args.game_id, images))
         elif args.command == "stats":
@@ -616,6 +628,73 @@ async def replay_text(store: Storage, game_id: int) -> str:
     else:  # hidden information stays hidden until the game has really ended
         out += ["", f"The game is {stored.status}: roles and hidden policies stay secret."]
     return "\n".join(out)
+
+
+async def replay_pages(store: Storage, game_id: int) -> list[str]:
+    """A finished game's step-through pages (`shbot replay --step`), one per round.
+
+    Raises `NotHere` for a game that is not over: its hidden truth stays hidden."""
+    import asyncio
+
+    from .demo import NotHere
+    from .render.steps import page_text, round_pages
+    from .suspicion import suspicion_tracks
+
+    stored = await store.load_game(game_id)
+    if stored.status != "finished":
+        raise NotHere(
+            f"game #{game_id} is {stored.status}: only a finished game is shown round by "
+            f"round (`shbot replay {game_id}` shows what the table saw)."
+        )
+    names = [s.name for s in stored.seats]
+
+    def pages() -> list[str]:
+        rounds = round_pages(stored.record)
+        game = stored.record.replay()
+        try:  # the AI observer: the exact belief of the table, public information only
+            [table] = suspicion_tracks(game, names, [])
+        except Exception:  # the story goes on without the belief
+            log.warning("game %d: no suspicion track for the step-through", game_id, exc_info=True)
+            table = None
+        return [page_text(r, len(rounds), names, game.roles, table) for r in rounds]
+
+    return await asyncio.to_thread(pages)
+
+
+def step_through(
+    pages: Sequence[str],
+    *,
+    interactive: bool,
+    read: Callable[[str], str] = input,
+    out: TextIO | None = None,
+) -> None:
+    """Show `pages` one at a time (Enter or n: next, b: back, q: quit, a number: that
+    round), or, when not `interactive` (a pipe, a file), all of them one after another.
+    Plain blocking reads: nothing else runs meanwhile, and Ctrl-C ends it at once."""
+    out = out or sys.stdout
+    if not interactive:
+        print("\n\n".join(pages), file=out)
+        return
+    index = 0
+    while True:
+        print(f"\n{pages[index]}\n", file=out)
+        try:
+            answer = read(
+                f"[{index}/{len(pages) - 1}] Enter: next · b: back · q: quit · N: round N > "
+            )
+        except EOFError:
+            return
+        answer = answer.strip().lower()
+        if answer == "q":
+            return
+        if answer == "b":
+            index = max(0, index - 1)
+        elif answer.isdecimal() and int(answer) < len(pages):
+            index = int(answer)
+        elif index == len(pages) - 1:
+            return  # past the last round: done
+        else:
+            index += 1
 
 
 async def replay_pictures(store: Storage, game_id: int, directory: Path) -> str:

@@ -8,6 +8,7 @@ import asyncio
 import logging
 import sys
 import types
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -261,3 +262,70 @@ def test_images_into_a_place_that_cannot_hold_them_is_one_line(
 async def _stored_game(path: Path, game_id: int) -> Game:
     async with await Storage.open(path) as store:
         return (await store.load_game(game_id)).record.replay()
+
+
+def test_replay_step_shows_each_round_with_its_claims_truth_board_and_belief(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from bot.render.steps import SHADES
+    from bot.render.story import Teller
+
+    db = tmp_path / "games.db"
+    finished, running = asyncio.run(_games(db))
+    monkeypatch.setenv("DATABASE_PATH", str(db))
+    assert cli.main(["replay", str(finished), "--step"]) == 0  # not a terminal: every page
+    out = capsys.readouterr().out
+    game = asyncio.run(_stored_game(db, finished))
+    pages = out.split("\n\n=== ")
+    rounds = sum(isinstance(e, ev.PresidentialCandidate) for e in game.events)
+    assert len(pages) == rounds + 1 and pages[0].startswith("=== The deal ===")
+    assert all(f"(of {rounds}) ===" in page.splitlines()[0] for page in pages[1:])
+    teller = Teller(asyncio.run(_names(db, finished)))
+    # Every hidden draw is on the page of its round, and every claim on its government's.
+    round_of, page, government, checked = [], 0, 0, Counter[type]()
+    for event in game.events:
+        page += isinstance(event, ev.PresidentialCandidate)
+        round_of.append(page)
+    for event, number in zip(game.events, round_of, strict=True):
+        if isinstance(event, ev.PoliciesDrawn):
+            truth = pages[number].split("The hidden truth:\n", 1)[1]
+            assert f"  {teller.line(event)}" in truth.split("The board after it:")[0]
+            government = number
+            checked[type(event)] += 1
+        if isinstance(event, ev.PresidentClaimed):
+            claims = pages[government].split("Claims about this government:\n", 1)[1]
+            assert f"  {teller.line(event)}" in claims.split("The hidden truth:")[0]
+            checked[type(event)] += 1
+    assert checked[ev.PoliciesDrawn] and checked[ev.PresidentClaimed]
+    # Every page ends with the table's belief: one row per seat, true role first.
+    last = pages[-1].split("The table's belief", 1)[1].splitlines()[1:]
+    assert len(last) == 5
+    for seat, row in enumerate(last):
+        assert row.startswith(f"  {game.roles[seat].value[0].upper()} ")
+        cells = row.split("|")[1]
+        assert cells and set(cells) <= set(SHADES)
+
+    assert cli.main(["replay", str(running), "--step"]) == 1  # its truth stays hidden
+    err = capsys.readouterr().err
+    assert f"game #{running} is running" in err and "Roles" not in err
+
+
+async def _names(path: Path, game_id: int) -> list[str]:
+    async with await Storage.open(path) as store:
+        return [s.name for s in (await store.load_game(game_id)).seats]
+
+
+def test_step_through_goes_forward_back_and_quits() -> None:
+    import io
+
+    pages = ["page zero", "page one", "page two"]
+    answers = iter(["", "b", "2", "", "never read"])
+    out = io.StringIO()
+    cli.step_through(pages, interactive=True, read=lambda prompt: next(answers), out=out)
+    shown = [line for line in out.getvalue().splitlines() if line.startswith("page")]
+    assert shown == ["page zero", "page one", "page zero", "page two"]  # then Enter: done
+    assert next(answers) == "never read"
+    out = io.StringIO()
+    answers = iter(["q"])
+    cli.step_through(pages, interactive=True, read=lambda prompt: next(answers), out=out)
+    assert "page one" not in out.getvalue()
