@@ -4,7 +4,9 @@ With `DISCORD_TOKEN` set, `shbot` runs the Discord bot; without it, a spectated 
 demo game in the terminal. Subcommands play in the terminal (`demo`, `play`), carry on
 or end a stored terminal game (`--resume ID`, `cancel ID`) and read the database
 (`replay`, `stats`, `backup`). Every game is stored in the database given by `--db`
-(default: `$DATABASE_PATH`, else data/shbot.db in the working directory).
+(default: `$DATABASE_PATH`, else data/shbot.db in the working directory). `--images DIR`
+(demo, play, replay) writes the game's pictures; `replay --step` walks a finished game
+round by round.
 
 Ctrl-C stops a terminal game at once, stored as it stands; so does an output that goes
 away (`shbot play | head`). A game stopped by a fault (its storage failed) is stored as
