@@ -15,9 +15,12 @@ Optional (`pip install '.[scale]'`): nothing imports this module unless Ray is c
   items' order: the arena plays its games with it, so a run on a cluster reports exactly
   what a local run with the same seed reports.
 
-Deadlines travel as seconds left, never as instants: `time.monotonic()` is one clock per
-machine, and a cluster's nodes each have their own. The task starts its search clock when
-it starts, so the time a task spends travelling counts against the pool's timeout only.
+Deadlines travel as seconds left, never as monotonic instants: `time.monotonic()` is one
+clock per machine, and a cluster's nodes each have their own. The task takes off the time
+it spent on its way (waiting for a worker, a worker starting after one was killed) by the
+wall clock, which the nodes of a cluster keep in step (NTP); clamped, so a node whose
+clock is off can only thin its search or let the pool's timeout stop it, never outlast
+that. A late start so costs iterations, not a fallback, as in a local pool.
 
 Connecting: `connect(address)` calls `ray.init` once per process: to `address`, else
 `RAY_ADDRESS`, else a new local Ray instance on this machine's cores. Worker output is not
@@ -103,11 +106,19 @@ def _warm(registry: dict[str, str], preload: tuple[str, ...], pause_s: float) ->
 
 @ray.remote(num_cpus=1, max_retries=0)
 def _answer(
-    registry: dict[str, str], kind: Kind, spec: str, view: PlayerView, seed: int, seconds: float
+    registry: dict[str, str],
+    kind: Kind,
+    spec: str,
+    view: PlayerView,
+    seed: int,
+    seconds: float,
+    sent: float,
 ) -> Move:
-    """`worker_answer` with its deadline `seconds` from now on this node's clock."""
+    """`worker_answer` due `seconds` after `sent` (the sender's `time.time()`), on this
+    node's monotonic clock."""
+    on_the_way = min(max(0.0, time.time() - sent), seconds)
     _use_registry(registry)
-    return worker_answer(kind, spec, view, seed, time.monotonic() + seconds)
+    return worker_answer(kind, spec, view, seed, time.monotonic() + seconds - on_the_way)
 
 
 @ray.remote(num_cpus=1)
@@ -180,7 +191,7 @@ class RayPool:
         if self._stopped or self._registry_ref is None:
             raise RuntimeError("The Ray pool is not running.")
         seconds = max(MIN_THINKING_S, due - time.monotonic())
-        ref = _answer.remote(self._registry_ref, kind, spec, view, seed, seconds)
+        ref = _answer.remote(self._registry_ref, kind, spec, view, seed, seconds, time.time())
         task = _Task(ref, Future())
         task.timer = threading.Timer(timeout, self._expire, (task,))
         task.timer.daemon = True
