@@ -420,32 +420,38 @@ async def _prepare(conn: Any, name: str, busy_timeout: float) -> None:
     """Refuse a database that is not shbot's (or is newer), then migrate it step by step.
 
     Nothing is written until the database is known to be empty or shbot's at a version
-    this code knows. Each step re-reads the version under an advisory transaction lock,
-    so processes opening one new database at once create the schema once.
+    this code knows. The check and the steps run under a session advisory lock, so
+    processes opening one new database at once create the schema once: each waits for
+    the one creating it, then finds it done. (A session lock, taken before the check's
+    transactions begin: each begins after the previous holder committed, so it sees the
+    tables that holder made.) Each step is one transaction with its version bump.
     """
     if await conn.fetchval("SHOW transaction_read_only") == "on":
         raise ReadOnlyDatabase(
             f"{name} is read-only (a standby, or default_transaction_read_only): shbot must"
             " write to it. Point DATABASE_URL at the primary server."
         )
-    found = await _version(conn, name)
-    if found > SCHEMA_VERSION:
-        raise NewerDatabase(
-            f"{name} was written by a newer version of shbot (schema {found}, this version"
-            f" knows {SCHEMA_VERSION}); refusing to touch it. Upgrade shbot, or point it at"
-            " another database."
-        )
-    for version in sorted(MIGRATIONS):
-        if version <= found:
-            continue
-        async with conn.transaction():
-            await conn.execute(f"SET LOCAL lock_timeout = {int(max(busy_timeout, 30) * 1000)}")
-            await conn.execute("SELECT pg_advisory_xact_lock($1, $2)", _GUARD, _MIGRATING)
-            if await _version(conn, name) >= version:  # another process did it meanwhile
+    await conn.execute(f"SET lock_timeout = {int(max(busy_timeout, 30) * 1000)}")
+    await conn.execute("SELECT pg_advisory_lock($1, $2)", _GUARD, _MIGRATING)
+    try:
+        found = await _version(conn, name)
+        if found > SCHEMA_VERSION:
+            raise NewerDatabase(
+                f"{name} was written by a newer version of shbot (schema {found}, this"
+                f" version knows {SCHEMA_VERSION}); refusing to touch it. Upgrade shbot, or"
+                " point it at another database."
+            )
+        for version in sorted(MIGRATIONS):
+            if version <= found:
                 continue
-            for statement in MIGRATIONS[version]:
-                await conn.execute(statement)
-            await conn.execute("UPDATE shbot_schema SET version = $1", version)
+            async with conn.transaction():
+                for statement in MIGRATIONS[version]:
+                    await conn.execute(statement)
+                await conn.execute("UPDATE shbot_schema SET version = $1", version)
+    finally:
+        with contextlib.suppress(*_ERRORS):  # a lost session has dropped it already
+            await conn.execute("SELECT pg_advisory_unlock($1, $2)", _GUARD, _MIGRATING)
+            await conn.execute(f"SET lock_timeout = {int(busy_timeout * 1000)}")
     writable = await conn.fetchval(
         "SELECT has_table_privilege('games', 'INSERT') AND has_table_privilege('actions', 'INSERT')"
     )
@@ -459,7 +465,11 @@ async def _prepare(conn: Any, name: str, busy_timeout: float) -> None:
 async def _version(conn: Any, name: str) -> int:
     """The schema version (0 for an empty database); `NotShbotDatabase` if the database
     holds tables but not shbot's version table."""
-    if await conn.fetchval("SELECT to_regclass('shbot_schema')") is None:
+    known = await conn.fetchval(
+        "SELECT count(*) FROM pg_tables"
+        " WHERE schemaname = current_schema() AND tablename = 'shbot_schema'"
+    )
+    if not known:
         tables = await conn.fetchval(
             "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
         )

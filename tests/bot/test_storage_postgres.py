@@ -1,0 +1,243 @@
+"""bot.storage on PostgreSQL, where it differs from a file: the database refuses what the
+schema forbids, a damaged game is isolated, a server or database that cannot be used is
+named in one line, many processes create one new database's schema once, and a lost
+connection is replaced. Every test here runs on a real server the tests start
+(tests/bot/postgres_server.py); the suite shared with SQLite is in test_storage.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import socket
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from bot.frontends.fake import FakeFrontend
+from bot.manager import SessionManager
+from bot.migrations import SCHEMA_VERSION
+from bot.storage import (
+    CannotOpen,
+    GameDamaged,
+    NewerDatabase,
+    NotShbotDatabase,
+    ReadOnlyDatabase,
+    Storage,
+    StorageError,
+)
+from engine import Game, Party, Role, WinReason
+from tests.bot.test_storage_faults import DAMAGE, HUMAN, _three_games
+
+if TYPE_CHECKING:
+    from tests.bot.postgres_server import PgServer
+
+pytest_plugins = ["tests.bot.postgres_server"]
+pytestmark = pytest.mark.postgres
+FORK = multiprocessing.get_context("fork")
+
+
+def _db(url: str) -> str:
+    return url.rsplit("/", 1)[1]
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error)
+    assert text and "\n" not in text, text
+    return text
+
+
+async def test_the_action_log_is_append_only_in_the_database_too(
+    pg_url: str, pg_server: PgServer
+) -> None:
+    async with await Storage.open(pg_url) as store:
+        game = Game(5, seed=2)
+        game_id = await store.create_game(
+            players=5, variant=game.variant, seed=2, seats=_seats(), options={}
+        )
+        await store.append_action(game_id, 0, game.legal_actions(game.awaiting()[0])[0])
+    for statement in (
+        "UPDATE actions SET action = '{}'",
+        "DELETE FROM actions",
+        "TRUNCATE actions CASCADE",
+    ):
+        with pytest.raises(RuntimeError, match="append-only"):
+            pg_server.sql(_db(pg_url), statement)
+    assert pg_server.sql(_db(pg_url), "SELECT count(*) FROM actions").strip() == "1"
+
+
+def _seats() -> list[Any]:
+    from bot.storage import SeatRecord
+
+    return [SeatRecord(s, f"p{s}", 100 + s if s == 0 else None, None) for s in range(5)]
+
+
+# The damages PostgreSQL's column types allow (a seed or a user id that is not a number
+# cannot be stored there at all).
+PG_DAMAGE = sorted(c for c in DAMAGE if "not a number" not in c)
+
+
+@pytest.mark.parametrize("cause", PG_DAMAGE)
+async def test_a_damaged_game_is_marked_and_skipped_while_the_others_resume(
+    pg_url: str, pg_server: PgServer, caplog: pytest.LogCaptureFixture, cause: str
+) -> None:
+    await _three_games(pg_url)  # type: ignore[arg-type]
+    statements, where = DAMAGE[cause]
+    for statement in statements:
+        pg_server.sql(_db(pg_url), statement)
+    caplog.set_level(logging.INFO, logger="bot")
+    async with await Storage.open(pg_url) as store:
+        manager = SessionManager(store, FakeFrontend())
+        assert sorted(s.game_id for s in await manager.recover()) == [1, 3]
+        await manager.shutdown()
+        lines = [r.getMessage() for r in caplog.records if "game 2" in r.getMessage()]
+        assert len(lines) == 1 and "damaged" in lines[0] and where in lines[0], lines
+        for secret in ("fascist", "liberal", "hitler", "ada", "Ada"):
+            assert secret not in lines[0]
+        with pytest.raises(GameDamaged) as error:
+            await store.load_game(2)
+        assert where in _one_line(error.value)
+        assert (await store.player_stats(HUMAN)).games == 0
+        assert [g.id for g in await store.unfinished_games()] == [1, 3]
+    status = pg_server.sql(_db(pg_url), "SELECT status FROM games WHERE id = 2").strip()
+    assert status == "damaged"
+
+
+async def test_damaged_bookkeeping_reads_as_nothing_known(pg_url: str, pg_server: PgServer) -> None:
+    """Session state and the AI fallback count in it: damaged text reads as empty."""
+    async with await Storage.open(pg_url) as store:
+        game_id = await store.create_game(
+            players=5, variant=Game(5).variant, seed=1, seats=_seats(), options={}
+        )
+        await store.set_session_state(game_id, {"fallbacks": 3})
+        await store.finish_game(
+            game_id,
+            status="finished",
+            winner=Party.LIBERAL,
+            reason=WinReason.FIVE_LIBERAL,
+            roles=[Role.LIBERAL] * 3 + [Role.FASCIST, Role.HITLER],
+        )
+        assert await store.ai_fallbacks(None) == (1, 3)
+    pg_server.sql(_db(pg_url), "UPDATE games SET session_state = '{not json'")
+    async with await Storage.open(pg_url) as store:
+        assert (await store.load_game(game_id)).session_state == {}
+        assert await store.ai_fallbacks(None) == (1, 0)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_a_server_or_database_that_cannot_be_used_is_named_in_one_line(
+    pg_server: PgServer, pg_url: str
+) -> None:
+    nobody = f"postgresql://shbot:secret@127.0.0.1:{_free_port()}/shbot"
+    with pytest.raises(CannotOpen) as error:
+        await Storage.open(nobody, busy_timeout=2)
+    text = _one_line(error.value)
+    assert "Cannot reach" in text and "secret" not in text and "shbot@127.0.0.1" in text
+
+    with pytest.raises(CannotOpen, match="Create it"):
+        await Storage.open(pg_server.url("no_such_database"))
+
+    with pytest.raises(StorageError, match="pg_dump"):
+        async with await Storage.open(pg_url) as store:
+            await store.backup("/tmp/never-written")
+
+
+async def test_a_database_that_is_not_shbots_or_newer_is_refused_untouched(
+    pg_server: PgServer,
+) -> None:
+    other = pg_server.create_database("another_program")
+    pg_server.sql("another_program", "CREATE TABLE accounts (id INTEGER)")
+    with pytest.raises(NotShbotDatabase) as error:
+        await Storage.open(other)
+    assert "not shbot's" in _one_line(error.value)
+    tables = pg_server.sql(
+        "another_program", "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+    )
+    assert tables.split() == ["accounts"]
+
+    newer = pg_server.create_database("newer_shbot")
+    async with await Storage.open(newer):
+        pass
+    pg_server.sql("newer_shbot", f"UPDATE shbot_schema SET version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(NewerDatabase, match="newer version of shbot"):
+        await Storage.open(newer)
+
+
+async def test_a_read_only_database_or_user_is_named_at_open(pg_server: PgServer) -> None:
+    url = pg_server.create_database("read_only")
+    async with await Storage.open(url):
+        pass  # shbot's schema is there
+    pg_server.sql("read_only", "CREATE ROLE reader LOGIN")
+    pg_server.sql("read_only", "GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader")
+    with pytest.raises(ReadOnlyDatabase, match="may read but not write"):
+        await Storage.open(url.replace("shbot@", "reader@"))
+    pg_server.sql("read_only", "ALTER DATABASE read_only SET default_transaction_read_only = on")
+    with pytest.raises(ReadOnlyDatabase, match="primary server"):
+        await Storage.open(url)
+
+
+def _open_at_once(url: str, barrier: Any, results: Any) -> None:
+    barrier.wait()
+
+    async def open_and_close() -> None:
+        async with await Storage.open(url, busy_timeout=30):
+            pass
+
+    try:
+        asyncio.run(open_and_close())
+        results.put("ok")
+    except Exception as exc:
+        results.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_many_processes_opening_one_new_database_at_once_all_succeed(
+    pg_url: str, pg_server: PgServer
+) -> None:
+    count = 12
+    barrier, results = FORK.Barrier(count), FORK.Queue()
+    children = [
+        FORK.Process(target=_open_at_once, args=(pg_url, barrier, results)) for _ in range(count)
+    ]
+    for child in children:
+        child.start()
+    outcomes = [results.get(timeout=120) for _ in children]
+    for child in children:
+        child.join(timeout=60)
+    assert outcomes == ["ok"] * count
+    assert pg_server.sql(_db(pg_url), "SELECT version FROM shbot_schema").split() == [
+        str(SCHEMA_VERSION)
+    ]
+
+
+async def test_a_lost_connection_is_replaced_and_nothing_acknowledged_is_lost(
+    pg_url: str, pg_server: PgServer
+) -> None:
+    """The server ends the session (a restart, a network fault): the next change
+    reconnects; every change acknowledged before is there."""
+    game = Game(5, seed=9)
+    async with await Storage.open(pg_url) as store:
+        game_id = await store.create_game(
+            players=5, variant=game.variant, seed=9, seats=_seats(), options={}
+        )
+        first = game.legal_actions(game.awaiting()[0])[0]
+        await store.append_action(game_id, 0, first)
+        game.apply(first)
+        pg_server.sql(
+            _db(pg_url),
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE application_name = 'shbot' AND pid <> pg_backend_pid()",
+        )
+        second = game.legal_actions(game.awaiting()[0])[0]
+        with contextlib.suppress(StorageError):  # the change in flight may be refused once
+            await store.append_action(game_id, 1, second)
+        stored = await store.load_game(game_id)
+        if len(stored.record.actions) == 1:
+            await store.append_action(game_id, 1, second)
+        assert (await store.load_game(game_id)).record.actions == [first, second]
