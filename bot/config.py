@@ -8,6 +8,7 @@ behave the same. Every variable is documented in `.env.example`. A bad value rai
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import math
 import os
@@ -52,6 +53,9 @@ class Config:
 
     discord_token: str | None = field(default=None, repr=False)
     database_path: Path = Path("data/shbot.db")
+    # DATABASE_URL (postgresql://...): one PostgreSQL database for shard processes on many
+    # hosts; it wins over database_path. Not in `repr`: it may carry a password.
+    database_url: str | None = field(default=None, repr=False)
     dev_guild_id: int | None = None  # sync commands to this guild only (instant)
     log_level: str = "INFO"
     ai_specs: Mapping[str, str] = field(
@@ -85,6 +89,11 @@ class Config:
             shard_count=self.shard_count,
             shard_ids=frozenset(self.shard_ids),
         )
+
+    @property
+    def database(self) -> str:
+        """What `Storage.open` opens: the PostgreSQL URL if set, else the SQLite file."""
+        return self.database_url or str(self.database_path)
 
     @property
     def log_level_number(self) -> int:
@@ -150,6 +159,7 @@ def config_from(values: Mapping[str, str]) -> Config:
     return Config(
         discord_token=get.text("DISCORD_TOKEN", "") or None,
         database_path=Path(get.text("DATABASE_PATH", str(defaults.database_path))),
+        database_url=_database_url(get),
         dev_guild_id=get.optional_integer("DEV_GUILD_ID", low=1),
         log_level=log_level,
         ai_specs=ai_specs,
@@ -163,6 +173,22 @@ def config_from(values: Mapping[str, str]) -> Config:
         sync_commands=get.boolean("SYNC_COMMANDS", defaults.sync_commands),
         dm_secrets=get.boolean("DM_SECRETS", defaults.dm_secrets),
     )
+
+
+def _database_url(get: _Reader) -> str | None:
+    """DATABASE_URL: a PostgreSQL URL (the `[postgres]` extra), or unset for SQLite."""
+    url = get.text("DATABASE_URL", "") or None
+    if url is None:
+        return None
+    if not url.startswith(("postgresql://", "postgres://")):
+        # Not echoed: a malformed URL may still carry a password.
+        raise ConfigError(
+            "DATABASE_URL must be a postgresql:// URL (postgresql://user:password@host:5432/"
+            "database); for a SQLite file set DATABASE_PATH instead."
+        )
+    if importlib.util.find_spec("asyncpg") is None:
+        raise ConfigError("DATABASE_URL needs asyncpg: pip install 'secret-hitler-bot[postgres]'.")
+    return url
 
 
 class _Reader:
