@@ -32,8 +32,11 @@ from typing import TYPE_CHECKING, TextIO
 if TYPE_CHECKING:
     import asyncio
 
+    from engine import Game
+
     from .session import GameSession
-    from .storage import GameSummary, Storage
+    from .storage import GameSummary, Storage, StoredGame
+    from .suspicion import SuspicionTrack
 
 log = logging.getLogger(__name__)
 
@@ -611,7 +614,10 @@ async def _database_command(args: argparse.Namespace) -> int:
 
 
 async def replay_text(store: Storage, game_id: int) -> str:
-    """A stored game as the table saw it; the reveal too once it is finished."""
+    """A stored game as the table saw it; once it is finished, the reveal too, with how
+    the table and each AI player read the game (computed now, as the reveal did)."""
+    import asyncio
+
     from .render import reveal_text
     from .render.story import Teller, short_names, story_lines
 
@@ -626,7 +632,8 @@ async def replay_text(store: Storage, game_id: int) -> str:
     teller = Teller(short_names(labels, [s.name for s in stored.seats]))
     out += story_lines((e for e in game.events if e.audience is None), teller)
     if stored.status == "finished" and game.is_over:
-        out += ["", reveal_text(game.events, game.roles, labels)]
+        tracks = await asyncio.to_thread(_suspicion, stored, game)
+        out += ["", reveal_text(game.events, game.roles, labels, tuple(tracks))]
     else:  # hidden information stays hidden until the game has really ended
         out += ["", f"The game is {stored.status}: roles and hidden policies stay secret."]
     return "\n".join(out)
@@ -699,6 +706,20 @@ def step_through(
             index += 1
 
 
+def _suspicion(stored: StoredGame, game: Game) -> list[SuspicionTrack]:
+    """A finished game's suspicion tracks: the table's and each AI seat's, as the reveal
+    computed them; none if the belief cannot run (the reveal goes on without)."""
+    from .suspicion import suspicion_tracks
+
+    names = [s.name for s in stored.seats]
+    ai_seats = [s.seat for s in stored.seats if s.agent is not None]
+    try:
+        return suspicion_tracks(game, names, ai_seats)
+    except Exception:
+        log.warning("game %d: no suspicion tracks", stored.id, exc_info=True)
+        return []
+
+
 async def replay_pictures(store: Storage, game_id: int, directory: Path) -> str:
     """Write a stored game's pictures (`--images`): the board after each policy, and for
     a finished game the final board with every role and the suspicion chart (computed
@@ -706,7 +727,6 @@ async def replay_pictures(store: Storage, game_id: int, directory: Path) -> str:
     import asyncio
 
     from .render.pictures import final_pictures, policy_board, policy_views
-    from .suspicion import suspicion_tracks
 
     stored = await store.load_game(game_id)
     names = [s.name for s in stored.seats]
@@ -719,8 +739,7 @@ async def replay_pictures(store: Storage, game_id: int, directory: Path) -> str:
         game = stored.record.replay()
         if stored.status != "finished" or not game.is_over:
             return boards, []  # the roles stay secret until the game has really ended
-        ai_seats = [s.seat for s in stored.seats if s.agent is not None]
-        tracks = suspicion_tracks(game, names, ai_seats)
+        tracks = _suspicion(stored, game)
         return boards, final_pictures(
             directory, game_id, game.spectator_view(), names, game.roles, tracks
         )

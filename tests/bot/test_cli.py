@@ -141,6 +141,7 @@ def test_replay_stats_and_backup(
     assert cli.main(["replay", str(finished)]) == 0
     out = capsys.readouterr().out
     assert f"Game #{finished} · 5 players" in out and "Roles:" in out
+    assert "How the AI read the table" in out and "  The table, " in out  # the AI's suspicion
 
     assert cli.main(["replay", str(running)]) == 0
     out = capsys.readouterr().out
