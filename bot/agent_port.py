@@ -6,6 +6,10 @@ the fast rule agents and on a thread for the others, so the terminal and the tes
 without worker processes. Either way the answer is always one of the view's legal
 options and comes within the budget: an agent that fails or overruns is replaced by a
 rule agent's answer (`agents.fallback`), the answer says why, and the game goes on.
+
+`ai_service(backend, ...)` builds the bot's `AgentService` for AI_BACKEND: worker
+processes of this machine ("local"), or tasks on a Ray cluster ("ray"); the queue,
+deadlines and fallbacks are the service's own either way.
 """
 
 from __future__ import annotations
@@ -18,12 +22,15 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from agents.base import AgentBase, Answer, Budget
 from agents.fallback import rule_action
 from agents.registry import AGENTS, AgentSpec
 from engine import Action, Claim, PlayerView
+
+if TYPE_CHECKING:  # the service imports pebble and the worker machinery: only when used
+    from agents.service import AgentService
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +78,23 @@ class AgentPort(Protocol):
         """One of `view.legal_claims`, or None to stay silent, within `budget_s` seconds
         (`patience_s`: as for `decide`)."""
         ...
+
+
+def ai_service(
+    backend: str = "local", *, workers: int | None = None, ray_address: str | None = None
+) -> AgentService:
+    """The bot's AI service (not started): `workers` processes of this machine, or with
+    `backend="ray"` one task per decision on the Ray cluster at `ray_address` (None: a
+    Ray instance started on this machine), as many at once as the cluster has CPUs."""
+    from agents.service import AgentService
+
+    if backend == "local":
+        return AgentService(workers=workers)
+    if backend == "ray":
+        from agents.ray_backend import ray_pools  # the [scale] extra
+
+        return AgentService(pools=ray_pools(ray_address))
+    raise ValueError(f"Unknown AI backend {backend!r} (local or ray).")
 
 
 def seat_seed(game_seed: int, seat: int) -> int:

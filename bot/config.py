@@ -25,6 +25,8 @@ from .storage import GameScope, StorageError
 # The lobby's "AI strength" choices, weakest first.
 STRENGTHS = ("easy", "normal", "strong")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# Where AI seats think: worker processes of this machine, or a Ray cluster ([scale]).
+AI_BACKENDS = ("local", "ray")
 
 
 class ConfigError(ValueError):
@@ -70,6 +72,8 @@ class Config:
     # Processes thinking for AI seats: the machine's cores but one (for the bot itself).
     ai_workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
     ai_pace: float = 1.5  # the least seconds before an AI's move is shown (a human pace)
+    ai_backend: str = "local"  # "ray": decisions run on a Ray cluster (AI_WORKERS unused)
+    ray_address: str | None = None  # that cluster; None: a Ray instance on this machine
     timers: Timers = field(default_factory=Timers)
     shard_count: int | None = None  # None: Discord recommends the count
     shard_ids: tuple[int, ...] | None = None  # this process's shards; None: all of them
@@ -156,6 +160,7 @@ def config_from(values: Mapping[str, str]) -> Config:
         bad = [s for s in shard_ids if s >= shard_count]
         if bad:
             raise ConfigError(f"SHARD_IDS {bad} are not below SHARD_COUNT={shard_count}.")
+    ai_backend, ray_address = _ai_backend(get)
     return Config(
         discord_token=get.text("DISCORD_TOKEN", "") or None,
         database_path=Path(get.text("DATABASE_PATH", str(defaults.database_path))),
@@ -167,12 +172,28 @@ def config_from(values: Mapping[str, str]) -> Config:
         ai_seconds=ai_seconds,
         ai_workers=get.integer("AI_WORKERS", defaults.ai_workers, low=1),
         ai_pace=get.number("AI_PACE", defaults.ai_pace, zero=True),
+        ai_backend=ai_backend,
+        ray_address=ray_address,
         timers=timers,
         shard_count=shard_count,
         shard_ids=shard_ids,
         sync_commands=get.boolean("SYNC_COMMANDS", defaults.sync_commands),
         dm_secrets=get.boolean("DM_SECRETS", defaults.dm_secrets),
     )
+
+
+def _ai_backend(get: _Reader) -> tuple[str, str | None]:
+    """AI_BACKEND and RAY_ADDRESS, checked together (Ray is an optional extra)."""
+    backend = get.text("AI_BACKEND", "local").lower()
+    if backend not in AI_BACKENDS:
+        raise ConfigError(f"AI_BACKEND must be one of {', '.join(AI_BACKENDS)}, not {backend!r}.")
+    address = get.text("RAY_ADDRESS", "") or None
+    if backend == "local" and address is not None:
+        # Said out loud: the AI would otherwise quietly think on this machine alone.
+        raise ConfigError("RAY_ADDRESS is set but AI_BACKEND is local; set AI_BACKEND=ray.")
+    if backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise ConfigError("AI_BACKEND=ray needs Ray: pip install 'secret-hitler-bot[scale]'.")
+    return backend, address
 
 
 def _database_url(get: _Reader) -> str | None:

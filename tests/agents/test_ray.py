@@ -27,6 +27,8 @@ from agents.random_agent import RandomAgent
 from agents.registry import AGENTS
 from agents.runner import GameResult
 from agents.service import AgentService
+from bot.agent_port import ai_service
+from bot.config import config_from
 from engine import Action, Claim, Game, Phase, PlayerView
 
 pytestmark = pytest.mark.ray
@@ -162,6 +164,21 @@ async def test_a_decision_on_ray_is_the_real_agents_legal_answer_with_its_iterat
     assert said.fallback is None and said.answered_by == "belief-ismcts"
     assert said.move is None or (isinstance(said.move, Claim) and said.move in speaker.legal_claims)
     assert service.stats.answered == 2 and service.stats.fallbacks == 0
+
+
+async def test_ai_backend_ray_in_the_config_makes_the_bots_service_decide_on_ray(
+    ray_instance: ModuleType,
+) -> None:
+    config = config_from({"AI_BACKEND": "ray"})
+    view = _nomination()
+    service = ai_service(config.ai_backend, ray_address=config.ray_address)
+    async with service:
+        # The workers are Ray's (their process titles say so), not pebble's.
+        titles = [Path(f"/proc/{pid}/cmdline").read_text() for pid in service.worker_pids]
+        answer = await service.decide("ismcts", view, seed=3, budget_s=1.0)
+    assert len(titles) == 2 and all(title.startswith("ray::") for title in titles)
+    assert answer.fallback is None and answer.answered_by == "ismcts"
+    assert answer.move in view.legal_actions and answer.iterations
 
 
 async def test_a_ray_task_whose_worker_dies_falls_back_and_is_counted(
