@@ -73,3 +73,18 @@ def test_agent_specs_are_checked() -> None:
     assert check_agent("selfish") == "selfish"
     with pytest.raises(ValueError, match="Unknown agent"):
         check_agent("genius")
+
+
+async def test_pictures_that_cannot_be_written_are_said_once_and_the_game_goes_on(
+    tmp_path: Path,
+) -> None:
+    from bot.demo import run_demo
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    out = io.StringIO()
+    session = await run_demo(5, seed=2, agent="random", out=out, images=blocker / "pics")
+    assert session.game.is_over
+    text = out.getvalue()
+    assert text.count(f"Cannot write pictures to {blocker / 'pics'}") == 1
+    assert REVEAL in text and "Pictures:" not in text
