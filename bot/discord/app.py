@@ -136,13 +136,14 @@ class SecretHitlerBot(commands.AutoShardedBot, GameBot):
         if self._storage is None:
             path = self.config.database_path
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                if self.config.database_url is None:  # a SQLite file: make its directory
+                    path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:  # one clear line (the CLI prints StorageErrors so)
                 raise StorageError(
                     f"Cannot create {exc.filename or path.parent} for the database {path}"
                     f" ({exc.strerror or exc})."
                 ) from exc
-            self._storage = await Storage.open(path)
+            self._storage = await Storage.open(self.config.database)  # DATABASE_URL or _PATH
         self._lobbies = LobbyControl(
             LobbyBook(ChannelSettingsLobbyStore(self._storage)), self.games
         )
