@@ -10,8 +10,9 @@ COPY pyproject.toml README.md ./
 COPY engine ./engine
 COPY agents ./agents
 COPY bot ./bot
+# [postgres]: asyncpg, for DATABASE_URL (compose.yaml's shard processes); SQLite needs nothing.
 RUN python -m venv /opt/venv \
-    && /opt/venv/bin/pip install --no-cache-dir .
+    && /opt/venv/bin/pip install --no-cache-dir ".[postgres]"
 
 FROM python:3.11-slim-bookworm
 # A numeric non-root user; the database lives on the /data volume, owned by it.
