@@ -25,8 +25,9 @@ that. A late start so costs iterations, not a fallback, as in a local pool.
 Connecting: `connect(address)` calls `ray.init` once per process: to `address`, else
 `RAY_ADDRESS`, else a new local Ray instance on this machine's cores. Worker output is not
 forwarded to this process (`log_to_driver=False`): an agent's traceback may quote a hand
-or a role, and the bot's log must not. The cluster's nodes need this project installed
-(the same image or `pip install .`), as a local pool's workers import it too.
+or a role, and the bot's log must not. Ray's usage statistics stay off (unless
+RAY_USAGE_STATS_ENABLED=1). The cluster's nodes need this project installed (the same
+image or `pip install .`), as a local pool's workers import it too.
 """
 
 from __future__ import annotations
@@ -68,6 +69,9 @@ def connect(address: str | None = None) -> None:
     once per process; later calls keep the connection there is."""
     if ray.is_initialized():
         return
+    # Ray reports usage statistics to its makers unless told not to: a bot sends nothing
+    # anywhere unasked. Set RAY_USAGE_STATS_ENABLED=1 to opt in.
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     address = address or os.environ.get("RAY_ADDRESS") or None
     if address is None:
         ray.init(include_dashboard=False, log_to_driver=False)

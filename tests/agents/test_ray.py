@@ -107,6 +107,7 @@ class BrokenAgent(RandomAgent):
 def ray_instance() -> Iterator[ModuleType]:
     """A local Ray instance on two CPUs, on the loopback interface, for the module."""
     os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # read when Ray is imported
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # no report to Ray's makers from a test
     os.environ[DRIVER] = str(os.getpid())  # the workers inherit it
     import ray
 
