@@ -39,7 +39,7 @@ from ..ports import (
     Waiting,
 )
 from ..render.pictures import final_pictures, policy_board
-from ..render.story import Teller, rounds_in, short_names, story_lines
+from ..render.story import Teller, last_government, rounds_in, short_names, story_lines
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +199,7 @@ class TerminalFrontend:
         self.output_closed = asyncio.Event()  # set when `broken` becomes true
         self.quiet = False  # the game is being stopped: print nothing more
         self._rounds = 0  # rounds told so far, when a post carries no board to count them
+        self._government: int | None = None  # the round of the last government told
 
     def bind(self, control: GameControl) -> None:
         """The session whose prompts this terminal answers."""
@@ -234,11 +235,16 @@ class TerminalFrontend:
         """Print public narration line by line (paced by `delay`): events as the round's
         block (`bot.render.story`), a notice as it is worded."""
         if post.events:
-            before = self._rounds
+            before, government = self._rounds, self._government
             if post.board is not None:  # counted from the game: right after a resume too
-                before = rounds_in(post.board.events) - rounds_in(post.events)
-            lines = story_lines(post.events, self.teller(table), rounds_before=before)
+                earlier = post.board.events[: len(post.board.events) - len(post.events)]
+                before, government = rounds_in(earlier), last_government(earlier)
+            lines = story_lines(
+                post.events, self.teller(table), rounds_before=before, government=government
+            )
             self._rounds = before + rounds_in(post.events)
+            latest = last_government(post.events, rounds_before=before)
+            self._government = government if latest is None else latest
         else:
             lines = _terminal_words(post.text).splitlines()
         for line in lines:

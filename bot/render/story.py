@@ -159,11 +159,23 @@ class Teller:
         return f"Round {number} · {self.names[president]} for President"
 
 
-def story_lines(events: Iterable[ev.Event], teller: Teller, *, rounds_before: int = 0) -> list[str]:
+_CLAIMS = (ev.PresidentClaimed, ev.ChancellorClaimed, ev.PeekClaimed, ev.InvestigationClaimed)
+# A claim speaks of the last government that held policies or used a power.
+_GOVERNMENT = (ev.PolicyHandPassed, ev.PlayerInvestigated, ev.PowerGranted)
+
+
+def story_lines(
+    events: Iterable[ev.Event],
+    teller: Teller,
+    *,
+    rounds_before: int = 0,
+    government: int | None = None,
+) -> list[str]:
     """`events` as the terminal tells them: a blank line and a header for each new round
     (counted from `rounds_before`), the round's events indented beneath it; the start and
     the end of the game unindented. An election's result and the tracker it moves share
-    one line."""
+    one line. A claim made once a later round has begun names the round it speaks of
+    (`government`: the round of the last government before `events`, if any)."""
     out: list[str] = []
     rounds = rounds_before
     previous: ev.Event | None = None
@@ -173,6 +185,8 @@ def story_lines(events: Iterable[ev.Event], teller: Teller, *, rounds_before: in
             rounds += 1
             out += ["", teller.header(rounds, event.president)]
             continue
+        if isinstance(event, _GOVERNMENT):
+            government = rounds
         line = teller.line(event)
         if line is None:
             continue
@@ -181,6 +195,9 @@ def story_lines(events: Iterable[ev.Event], teller: Teller, *, rounds_before: in
         ):
             out[-1] += f" {line}"
             continue
+        if isinstance(event, _CLAIMS) and government is not None and government != rounds:
+            subject, said = line.split(": ", 1)
+            line = f"{subject} about round {government}: {said}"
         if isinstance(event, ev.GameStarted):
             out.append(line)
         elif isinstance(event, ev.GameEnded):
@@ -188,6 +205,17 @@ def story_lines(events: Iterable[ev.Event], teller: Teller, *, rounds_before: in
         else:
             out.append(INDENT + line)
     return out
+
+
+def last_government(events: Iterable[ev.Event], *, rounds_before: int = 0) -> int | None:
+    """The round of the last government in `events` that held policies or used a power
+    (rounds counted from `rounds_before`); None if there is none."""
+    rounds, government = rounds_before, None
+    for event in events:
+        rounds += isinstance(event, ev.PresidentialCandidate)
+        if isinstance(event, _GOVERNMENT):
+            government = rounds
+    return government
 
 
 def rounds_in(events: Iterable[ev.Event]) -> int:

@@ -668,6 +668,23 @@ def test_the_story_speaks_to_the_local_player_as_you() -> None:
         you,
         rounds_before=4,
     )
+    claimed = ev.ChancellorClaimed(chancellor=3, received=(Policy.LIBERAL, Policy.FASCIST))
+    later = story_lines(
+        [
+            ev.PolicyHandPassed(president=1, chancellor=3),
+            ev.PresidentialCandidate(president=2),
+            claimed,
+        ],
+        you,
+        rounds_before=4,
+    )
+    assert later[-2:] == [
+        "Round 5 · Chen for President",
+        "  Dara claims about round 4: received L F.",
+    ]
+    assert story_lines([claimed], you, rounds_before=6, government=6) == [
+        "  Dara claims: received L F."
+    ]
     assert lines == [
         "",
         "Round 5 · you are the presidential candidate",
