@@ -215,27 +215,26 @@ class RayPool:
 
     def _settle(self, task: _Task, outcome: Future[Any]) -> None:
         """The task is over: pass its result on, its failure translated (Ray's thread)."""
-        with self._lock:
-            task.done = True
-            self._tasks.pop(task.ref, None)
-            expired = task.expired
         if task.timer is not None:
             task.timer.cancel()
-        if task.result.done():
-            return  # the pool stopped first
         error = outcome.exception()
-        if error is None:
-            task.result.set_result(outcome.result())
-        elif expired:
-            task.result.set_exception(TimeoutError("stopped at the pool's timeout"))
-        elif isinstance(error, RayTaskError):
-            # The agent raised: pass its own exception on (the service logs its type).
-            cause = error.cause
-            task.result.set_exception(cause if isinstance(cause, Exception) else error)
-        elif isinstance(error, RayError):  # its worker or node died, its result was lost
-            task.result.set_exception(WorkerLost(type(error).__name__))
-        else:
-            task.result.set_exception(error)
+        with self._lock:  # stop() cancels results under it: one settles each, never both
+            task.done = True
+            self._tasks.pop(task.ref, None)
+            if task.result.done():
+                return  # the pool stopped first
+            if error is None:
+                task.result.set_result(outcome.result())
+            elif task.expired:
+                task.result.set_exception(TimeoutError("stopped at the pool's timeout"))
+            elif isinstance(error, RayTaskError):
+                # The agent raised: pass its own exception on (the service logs its type).
+                cause = error.cause
+                task.result.set_exception(cause if isinstance(cause, Exception) else error)
+            elif isinstance(error, RayError):  # its worker or node died, its result lost
+                task.result.set_exception(WorkerLost(type(error).__name__))
+            else:
+                task.result.set_exception(error)
 
     def stop(self) -> None:
         """Cancel every decision still running (their workers are killed); the cluster
@@ -243,10 +242,11 @@ class RayPool:
         with self._lock:
             self._stopped = True
             tasks, self._tasks = list(self._tasks.values()), {}
+            for task in tasks:
+                task.result.cancel()
         for task in tasks:
             if task.timer is not None:
                 task.timer.cancel()
-            task.result.cancel()
             ray.cancel(task.ref, force=True)
 
 

@@ -222,6 +222,20 @@ async def test_a_hung_ray_task_is_cancelled_at_its_deadline_and_falls_back(
     assert after.fallback is None and after.answered_by == "ismcts"
 
 
+async def test_a_pool_restart_on_ray_hands_the_decision_in_flight_to_the_new_pool(
+    ray_instance: ModuleType,
+) -> None:
+    view = _nomination()
+    async with _service() as service:
+        task = asyncio.create_task(service.decide("belief-ismcts", view, seed=4, budget_s=6.0))
+        await asyncio.sleep(1.0)  # thinking on Ray by now
+        await service.restart("a test")  # its task is cancelled, its worker killed
+        answer = await task  # no CancelledError reaches the caller
+    assert answer.move in view.legal_actions and answer.answered_by == "belief-ismcts"
+    assert answer.fallback == "the worker pool was restarted"
+    assert service.stats.restarts == 1 and service.stats.retries == 1
+
+
 async def test_an_agent_that_raises_on_ray_is_named_by_its_error_type_only(
     ray_instance: ModuleType, caplog: pytest.LogCaptureFixture
 ) -> None:
