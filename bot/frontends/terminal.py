@@ -1,10 +1,14 @@
 """The terminal front-end: a spectated game, or one local player against AI players.
 
-Everyone at the "table" (the terminal) sees the public narration. When a local player
-holds a seat (`seat`), their private information is shown marked `(private)`, and their
+Everyone at the "table" (the terminal) sees the public narration, told one short block
+per round (`bot.render.story`). When a local player holds a seat (`seat`), the story
+calls them "you", their private information is shown marked `(private)`, and their
 prompts are asked as numbered choices; a bad answer (anything but a number in range, in
 whatever characters or bytes) is asked again with the reason. If input closes (end of
 file), an AI takes the seat so the game can finish.
+
+With `images` (a directory) the board is written there after each policy, and the final
+board with every role and the suspicion chart once the game is over (`bot.render.pictures`).
 
 If the output goes away (`shbot play | head` once `head` has exited), the front-end
 stops printing and sets `output_closed`: the caller stops the game, which stays stored.
