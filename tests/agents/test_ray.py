@@ -34,6 +34,7 @@ from engine import Action, Claim, Game, Phase, PlayerView
 pytestmark = pytest.mark.ray
 
 DRIVER = "SHBOT_TEST_RAY_DRIVER_PID"  # the test process: agents never kill it
+GENEROUS_S = 10.0  # a budget no healthy worker misses, even one Ray has to start first
 # Iteration budgets only: a search bounded by seconds plays differently on a busy core.
 ARENA_POOL = {
     "random": "random",
@@ -189,7 +190,9 @@ async def test_a_ray_task_whose_worker_dies_falls_back_and_is_counted(
     caplog.set_level(logging.INFO, logger="agents.service")
     async with _service() as service:
         answer = await service.decide("ray-crash", view, seed=1, budget_s=3.0)
-        after = await service.decide("belief", view, seed=1, budget_s=3.0)
+        # Both workers died (the first try and its retry): Ray starts new ones, which
+        # takes seconds on a loaded machine, hence the generous budget.
+        after = await service.decide("belief", view, seed=1, budget_s=GENEROUS_S)
     assert answer.move in view.legal_actions and answer.answered_by != "ray-crash"
     assert answer.fallback == "the worker process died"
     assert service.stats.crashes >= 1 and service.stats.fallbacks == 1
@@ -215,11 +218,11 @@ async def test_a_hung_ray_task_is_cancelled_at_its_deadline_and_falls_back(
                 break
             await asyncio.sleep(0.1)
         assert not _running(hung)
-        after = await service.decide("ismcts", view, seed=1, budget_s=2.0)
+        after = await service.decide("belief", view, seed=1, budget_s=GENEROUS_S)
     assert answer.move in view.legal_actions and answer.answered_by != "ray-hung"
     assert answer.fallback is not None and answer.fallback.startswith("no answer by its deadline")
     assert service.stats.timeouts == 1 and service.stats.fallbacks == 1
-    assert after.fallback is None and after.answered_by == "ismcts"
+    assert after.fallback is None and after.answered_by == "belief"
 
 
 async def test_a_pool_restart_on_ray_hands_the_decision_in_flight_to_the_new_pool(
