@@ -29,7 +29,7 @@ deadlines still hold, but a thread cannot be stopped, so a hung agent keeps its 
 unchanged, only where a decision runs differs.
 
 `python -m agents.service` measures the event loop's lag while games are decided
-through the service.
+through the service (`--backend ray`: on Ray).
 """
 
 from __future__ import annotations
@@ -624,7 +624,9 @@ def _lag_summary(lags: list[float]) -> dict[str, float]:
     }
 
 
-async def _measure(workers: int, games: int, spec: str, budget_s: float) -> dict[str, Any]:
+async def _measure(
+    workers: int, games: int, spec: str, budget_s: float, backend: str = "local"
+) -> dict[str, Any]:
     stop = asyncio.Event()
     idle: list[float] = []  # the machine's own jitter, before the service exists
     ticker = asyncio.create_task(_ticker(0.005, idle, stop))
@@ -635,7 +637,12 @@ async def _measure(workers: int, games: int, spec: str, budget_s: float) -> dict
     stop = asyncio.Event()
     ticker = asyncio.create_task(_ticker(0.005, lags, stop))
     started = time.perf_counter()
-    async with AgentService(workers) as service:
+    pools = None
+    if backend == "ray":
+        from .ray_backend import ray_pools  # the [scale] extra
+
+        pools = ray_pools()  # RAY_ADDRESS, else a local Ray instance
+    async with AgentService(workers, pools=pools) as service:
         startup_s = time.perf_counter() - started
         started = time.perf_counter()
         counts: list[int] = await asyncio.gather(
@@ -646,7 +653,8 @@ async def _measure(workers: int, games: int, spec: str, budget_s: float) -> dict
     stop.set()
     await ticker
     return {
-        "workers": workers,
+        "backend": backend,
+        "workers": workers if backend == "local" else len(service.worker_pids),
         "games": games,
         "spec": spec,
         "decisions": sum(counts),
@@ -669,9 +677,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=8, help="games played concurrently")
     parser.add_argument("--spec", default="selfish")
     parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S)
+    parser.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local worker processes (--workers) or Ray (RAY_ADDRESS, else a local Ray)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
-    result = asyncio.run(_measure(args.workers, args.games, args.spec, args.budget))
+    result = asyncio.run(_measure(args.workers, args.games, args.spec, args.budget, args.backend))
     print(json.dumps(result, indent=2))
     return 0
 

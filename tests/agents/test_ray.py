@@ -113,6 +113,8 @@ def ray_instance() -> Iterator[ModuleType]:
     import ray
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # The loopback, as asked above (a Ray imported before this fixture would not be).
+    assert "node:127.0.0.1" in ray.cluster_resources()
     try:
         yield ray
     finally:
