@@ -17,12 +17,13 @@ from .actions import (
     VetoReply,
     Vote,
 )
-from .chance import Chance, FixedChance, SeededChance
+from .chance import Chance, FixedChance, Rewindable, SeededChance
 from .errors import (
     EngineError,
     IllegalAction,
     IllegalClaim,
     MalformedAction,
+    NothingToUndo,
     RecordError,
     SetupError,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "InvestigationClaim",
     "MalformedAction",
     "Nominate",
+    "NothingToUndo",
     "Party",
     "PeekClaim",
     "Phase",
@@ -61,6 +63,7 @@ __all__ = [
     "ProposeVeto",
     "REBALANCED",
     "RecordError",
+    "Rewindable",
     "Role",
     "STANDARD",
     "SeededChance",

@@ -45,6 +45,10 @@ class IllegalClaim(IllegalAction):
     """A claim this seat may not make now, or one the public record already refutes."""
 
 
+class NothingToUndo(EngineError):
+    """`Game.undo` was asked to take back an action, but none has been applied."""
+
+
 class SetupError(EngineError):
     """A game cannot be set up as asked (player count, variant, fixed orders)."""
 

@@ -2,17 +2,21 @@
 
 `Game` holds the full (hidden) state. Callers ask `awaiting()` who must act,
 `legal_actions(seat)` what they may do, and `apply(action)` to play it; `apply` returns
-the events it caused, each tagged with its audience. `view(seat)` is one seat's
-information set; agents and front-ends should only ever see views.
+the events it caused, each tagged with its audience; `undo()` takes the last action
+back. `view(seat)` is one seat's information set; agents and front-ends should only ever
+see views. The rules themselves (seating, term limits, the vote, endings, powers) are
+read from `engine.rules`, which the fast simulator shares.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 from . import events as ev
+from . import rules
 from .actions import (
     Action,
     CallSpecialElection,
@@ -27,35 +31,41 @@ from .actions import (
     Vote,
     check_well_formed,
 )
-from .chance import Chance, SeededChance
+from .chance import Chance, Rewindable, SeededChance
 from .claims import OpenClaims, claim_event
 from .errors import (
     DuplicateVote,
     IllegalTarget,
     MalformedAction,
+    NothingToUndo,
     NotYourTurn,
     TileNotInHand,
     VetoUnavailable,
     WrongPhase,
 )
 from .roles import Party, Phase, Policy, Power, Role, WinReason
-from .variants import (
-    CHAOS_AT,
-    FASCIST_TO_WIN,
-    HITLER_ZONE,
-    LIBERAL_TO_WIN,
-    STANDARD,
-    VETO_AT,
-    Setup,
-    Variant,
-)
+from .variants import DRAW, STANDARD, VETO_AT, Setup, Variant
 from .views import PlayerView, make_view
 
-_POWER_PHASE = {
-    Power.INVESTIGATE: Phase.INVESTIGATE,
-    Power.SPECIAL_ELECTION: Phase.SPECIAL_ELECTION,
-    Power.EXECUTION: Phase.EXECUTE,
-}
+
+@dataclass(frozen=True, slots=True)
+class _Undo:
+    """What `Game.undo` needs to take one action back: the state before it.
+
+    The containers are copies; `chance` is the chance source's state before the first
+    reshuffle the action caused (None if it caused none).
+    """
+
+    events: int  # len(Game.events) before the action
+    scalars: tuple[Any, ...]  # the fields named by _SCALARS, in order
+    draw_pile: list[Policy]
+    discard_pile: list[Policy]
+    hand: list[Policy]
+    votes: dict[int, bool]
+    alive: list[bool]
+    investigated: set[int]
+    not_hitler: set[int]
+    chance: Any = None
 
 
 class Game:
@@ -82,6 +92,7 @@ class Game:
         self.chance = chance
         self.actions: list[Action] = []  # the move stack: every accepted action
         self.events: list[ev.Event] = []
+        self._undo: list[_Undo] = []  # one entry per action, to take it back
 
         setup = self.setup
         role_pool = (
@@ -132,7 +143,7 @@ class Game:
     @property
     def veto_unlocked(self) -> bool:
         """Whether chancellors may propose vetoes (five Fascist policies enacted)."""
-        return self.fascist_policies >= VETO_AT
+        return rules.veto_unlocked(self.fascist_policies)
 
     @property
     def alive_count(self) -> int:
@@ -141,16 +152,11 @@ class Game:
 
     def living(self) -> list[int]:
         """Living seats in table order."""
-        return [s for s in range(self.players) if self.alive[s]]
+        return rules.living(self.alive)
 
     def left_of(self, seat: int) -> int:
         """The first living seat after `seat` (which need not be alive)."""
-        n = self.players
-        for step in range(1, n + 1):
-            candidate = (seat + step) % n
-            if self.alive[candidate]:
-                return candidate
-        raise AssertionError("no living player")  # pragma: no cover - a game keeps 3+
+        return rules.left_of(self.alive, seat)
 
     def known_roles(self, seat: int) -> tuple[tuple[int, Role], ...]:
         """Other seats' roles that `seat` knows from the deal (team knowledge)."""
@@ -163,21 +169,13 @@ class Game:
 
     def term_limited(self) -> list[int]:
         """Seats that may not be nominated chancellor because of the last government."""
-        limited = []
-        if self.last_chancellor is not None:
-            limited.append(self.last_chancellor)
-        if self.last_president is not None and self.alive_count > 5:
-            limited.append(self.last_president)
-        return sorted(s for s in limited if self.alive[s])
+        return rules.term_limited(self.alive, self.last_president, self.last_chancellor)
 
     def eligible_chancellors(self) -> list[int]:
         """Seats the presidential candidate may nominate now."""
-        limited = self.term_limited()
-        return [
-            s
-            for s in range(self.players)
-            if self.alive[s] and s != self.president and s not in limited
-        ]
+        return rules.eligible_chancellors(
+            self.alive, self.president, self.last_president, self.last_chancellor
+        )
 
     def awaiting(self) -> list[int]:
         """Seats whose decision the game is waiting for (several during a vote)."""
@@ -232,10 +230,8 @@ class Game:
 
     def power_targets(self) -> list[int]:
         """Legal targets of the pending presidential power."""
-        others = [s for s in self.living() if s != self.president]
-        if self.phase is Phase.INVESTIGATE:
-            return [s for s in others if s not in self.investigated]
-        return others
+        spent = self.investigated if self.phase is Phase.INVESTIGATE else ()
+        return rules.power_targets(self.alive, self.president, spent)
 
     # --- transitions ----------------------------------------------------------------
 
@@ -251,6 +247,7 @@ class Game:
             return self._claim(action)
         self._check(action)
         start = len(self.events)
+        self._push_undo()
         self.actions.append(action)
         match action:
             case Nominate():
@@ -318,6 +315,7 @@ class Game:
         if not self.alive[seat]:
             raise NotYourTurn("Dead players take no part in the game.")
         self.open_claims.check(claim)
+        self._push_undo()
         self.actions.append(claim)
         self.open_claims = self.open_claims.without(claim)
         event = claim_event(claim)
@@ -366,7 +364,7 @@ class Game:
         chancellor = self.chancellor
         assert chancellor is not None
         ballots = tuple(self.votes.get(s) for s in range(self.players))
-        elected = 2 * sum(1 for b in ballots if b) > self.alive_count
+        elected = sum(1 for b in ballots if b) >= rules.majority(self.alive_count)
         self._emit(ev.ElectionResult(self.president, chancellor, ballots, elected))
         self.votes = {}
         if not elected:
@@ -375,15 +373,15 @@ class Game:
                 self._next_president()
             return
         self.last_president, self.last_chancellor = self.president, chancellor
-        if self.fascist_policies >= HITLER_ZONE:
+        if rules.hitler_zone(self.fascist_policies):
             if self.roles[chancellor] is Role.HITLER:
                 self._end(WinReason.HITLER_ELECTED)
                 return
             self.not_hitler.add(chancellor)
             self._emit(ev.ChancellorNotHitler(chancellor))
         self.open_claims = OpenClaims()  # the last session's claims were due before this one
-        self.hand = self.draw_pile[:3]
-        del self.draw_pile[:3]
+        self.hand = self.draw_pile[:DRAW]
+        del self.draw_pile[:DRAW]
         self.phase = Phase.PRESIDENT_DISCARD
         self._emit(ev.PoliciesDrawn(self.president, tuple(self.hand)))
 
@@ -413,11 +411,11 @@ class Game:
             self._next_president()
         elif power is Power.POLICY_PEEK:
             self._emit(ev.PowerGranted(self.president, power))
-            self._emit(ev.PolicyPeeked(self.president, tuple(self.draw_pile[:3])))
+            self._emit(ev.PolicyPeeked(self.president, tuple(self.draw_pile[:DRAW])))
             self.open_claims = replace(self.open_claims, peek=self.president)
             self._next_president()
         else:
-            self.phase = _POWER_PHASE[power]
+            self.phase = rules.POWER_PHASE[power]
             if self.power_targets():
                 self._emit(ev.PowerGranted(self.president, power))
             else:  # only reachable with a custom track: nobody is left to target
@@ -462,7 +460,7 @@ class Game:
     def _advance_tracker(self) -> None:
         self.election_tracker += 1
         self._emit(ev.ElectionTrackerAdvanced(self.election_tracker))
-        if self.election_tracker >= CHAOS_AT:
+        if rules.chaos(self.election_tracker):
             self._chaos()
 
     def _chaos(self) -> None:
@@ -482,14 +480,17 @@ class Game:
             self.fascist_policies += 1
         self.election_tracker = 0
         self._emit(ev.PolicyEnacted(policy, chaos, self.liberal_policies, self.fascist_policies))
-        if self.liberal_policies >= LIBERAL_TO_WIN:
-            self._end(WinReason.FIVE_LIBERAL)
-        elif self.fascist_policies >= FASCIST_TO_WIN:
-            self._end(WinReason.SIX_FASCIST)
+        reason = rules.ending(self.liberal_policies, self.fascist_policies)
+        if reason is not None:
+            self._end(reason)
 
     def _reshuffle_if_short(self) -> None:
-        if len(self.draw_pile) >= 3:
+        if not rules.must_reshuffle(len(self.draw_pile)):
             return
+        frame = self._undo[-1]
+        if frame.chance is None and isinstance(self.chance, Rewindable):
+            # The first reshuffle of this action: keep the chance to rewind to.
+            self._undo[-1] = replace(frame, chance=self.chance.getstate())
         pool = self.draw_pile + self.discard_pile
         liberal = pool.count(Policy.LIBERAL)
         self.draw_pile = self.chance.shuffle(
@@ -497,6 +498,50 @@ class Game:
         )
         self.discard_pile = []
         self._emit(ev.DeckReshuffled(len(self.draw_pile)))
+
+    # --- taking actions back ------------------------------------------------------------
+
+    def _push_undo(self) -> None:
+        self._undo.append(
+            _Undo(
+                len(self.events),
+                tuple(getattr(self, name) for name in _SCALARS),
+                self.draw_pile[:],
+                self.discard_pile[:],
+                self.hand[:],
+                dict(self.votes),
+                self.alive[:],
+                set(self.investigated),
+                set(self.not_hitler),
+            )
+        )
+
+    def undo(self) -> Action:
+        """Take back the last action (a claim too) and return it.
+
+        The game is left exactly as before that action: its state, events, move stack
+        and chance source, so applying the same action again gives the same events, and
+        a seeded game equals the one replayed from its seed without that action.
+        Raises `NothingToUndo` when no action has been applied. With a chance source
+        that is not `Rewindable`, undoing a reshuffle leaves the source where it is.
+        """
+        if not self._undo:
+            raise NothingToUndo("There is no action to take back.")
+        frame = self._undo.pop()
+        for name, value in zip(_SCALARS, frame.scalars, strict=True):
+            setattr(self, name, value)
+        # Copies again: a shallow copy of this game may share the entry.
+        self.draw_pile = frame.draw_pile[:]
+        self.discard_pile = frame.discard_pile[:]
+        self.hand = frame.hand[:]
+        self.votes = dict(frame.votes)
+        self.alive = frame.alive[:]
+        self.investigated = set(frame.investigated)
+        self.not_hitler = set(frame.not_hitler)
+        if frame.chance is not None and isinstance(self.chance, Rewindable):
+            self.chance.setstate(frame.chance)
+        del self.events[frame.events :]
+        return self.actions.pop()
 
     def _next_president(self) -> None:
         if self.special_election_caller is not None:
@@ -547,6 +592,24 @@ class Game:
 def _distinct(tiles: Sequence[Policy]) -> list[Policy]:
     return [p for p in (Policy.LIBERAL, Policy.FASCIST) if p in tiles]
 
+
+# The fields an action may change besides the containers `_Undo` copies; all of them
+# immutable values, so the undo entry keeps them as they are.
+_SCALARS = (
+    "president",
+    "chancellor",
+    "last_president",
+    "last_chancellor",
+    "special_election_caller",
+    "election_tracker",
+    "liberal_policies",
+    "fascist_policies",
+    "phase",
+    "veto_refused",
+    "open_claims",
+    "winner",
+    "win_reason",
+)
 
 _ACTION_PHASE: dict[type[Action], Phase] = {
     Nominate: Phase.NOMINATE,

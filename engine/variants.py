@@ -19,6 +19,9 @@ FASCIST_TO_WIN = 6
 HITLER_ZONE = 3  # Fascist policies after which electing Hitler chancellor wins
 VETO_AT = 5  # Fascist policies after which a veto may be proposed
 CHAOS_AT = 3  # failed elections in a row that trigger a top-deck
+DRAW = 3  # tiles a president draws; a draw pile with fewer is reshuffled
+# With this many living players or fewer, only the last chancellor is term-limited.
+FEW_ALIVE = 5
 
 # players -> fascists besides Hitler
 FASCISTS_BESIDES_HITLER = {5: 1, 6: 1, 7: 2, 8: 2, 9: 3, 10: 3}
@@ -117,9 +120,12 @@ class Variant:
         # president must still be able to draw three tiles.
         if (
             liberal_tiles + fascist_tiles + on_board - (LIBERAL_TO_WIN - 1) - (FASCIST_TO_WIN - 1)
-            < 3
+            < DRAW
         ):
-            raise SetupError("The deck needs at least 12 tiles so a president can always draw 3.")
+            raise SetupError(
+                f"The deck needs at least {LIBERAL_TO_WIN + FASCIST_TO_WIN - 2 + DRAW} tiles "
+                f"so a president can always draw {DRAW}."
+            )
         return Setup(
             players=players,
             variant=self.name,
