@@ -644,6 +644,7 @@ async def _measure(
         pools = ray_pools()  # RAY_ADDRESS, else a local Ray instance
     async with AgentService(workers, pools=pools) as service:
         startup_s = time.perf_counter() - started
+        slots = len(service.worker_pids)  # one per worker process (or Ray CPU)
         started = time.perf_counter()
         counts: list[int] = await asyncio.gather(
             *(_play_through(service, spec, seed, budget_s) for seed in range(games))
@@ -654,7 +655,7 @@ async def _measure(
     await ticker
     return {
         "backend": backend,
-        "workers": workers if backend == "local" else len(service.worker_pids),
+        "workers": slots if backend == "ray" else workers,
         "games": games,
         "spec": spec,
         "decisions": sum(counts),
