@@ -21,9 +21,15 @@ Conventions shared by every table:
   other seats' roles, so those rows are constant across them (`blind_roles`): reading
   them as evidence would count the public record a second time;
 - every probability a legal action can have is kept away from 0 (`FLOOR`), so play the
-  model did not expect weakens an assignment without ruling it out. The one exception is
-  by design: a Liberal never lies in a claim (it may stay silent), so two Liberals'
-  contradicting claims are impossible and the belief rules that out exactly.
+  model did not expect weakens an assignment without ruling it out. A Liberal's lie is
+  no exception: people lie as Liberals (to bait, or by mistake), so it is rare, never
+  impossible. Only the rules' hard facts are zeros, and those the belief applies itself.
+
+One `Behaviour` is one *style* of play. People differ, so the belief reads each seat
+with a `Styles` mixture (`robust_styles`): the fitted bots, the hand-set sensible
+human, a role-blind "chaotic" player and uniform noise, with a prior over them that
+the belief updates per seat from that seat's own moves. A seat whose play fits no
+role's style drifts to the blind styles, and its moves stop counting as evidence.
 """
 
 from __future__ import annotations
@@ -208,53 +214,33 @@ SHAPES: dict[str, tuple[int, ...]] = {
 def normalise_claims(behaviour_tables: dict[str, Table]) -> None:
     """Make every claim row a distribution over its legal outcomes, in place.
 
-    Illegal outcomes get 0, legal ones at least `FLOOR`, except that a Liberal's only
-    outcomes are the truth and silence (a Liberal never lies).
+    Illegal outcomes (a claim the engine refuses after that session) get 0, every legal
+    one at least `FLOOR`: a Liberal's lie too (rare, never impossible).
     """
-    pres = behaviour_tables["president_claim"]
-    for role in range(3):
-        for partner in range(3):
-            for d in range(4):
-                for p in range(3):
-                    for enacted in range(3):
-                        row = pres[role, partner, d, p, enacted]
-                        legal = [president_claim_legal(c, enacted) for c in range(len(row))]
-                        if role == LIBERAL:
-                            truth = PRESIDENT_CLAIM_INDEX.get((d, p))
-                            legal = [
-                                ok and c in (truth, PRESIDENT_SILENT) for c, ok in enumerate(legal)
-                            ]
-                        _normalise_row(row, legal)
-    chanc = behaviour_tables["chancellor_claim"]
-    for role in range(3):
-        for partner in range(3):
-            for p in range(3):
-                for enacted in range(3):
-                    row = chanc[role, partner, p, enacted]
-                    legal = [chancellor_claim_legal(c, enacted) for c in range(4)]
-                    if role == LIBERAL:
-                        legal = [ok and c in (p, CHANCELLOR_SILENT) for c, ok in enumerate(legal)]
-                    _normalise_row(row, legal)
-    peek = behaviour_tables["peek_claim"]
-    for role in range(3):
-        for j in range(4):
-            legal = [role != LIBERAL or c in (j, PEEK_SILENT) for c in range(5)]
-            _normalise_row(peek[role, j], legal)
-    inv = behaviour_tables["investigation_claim"]
-    for role in range(3):
-        for target in range(3):
-            shown = CLAIM_LIBERAL if target == LIBERAL else CLAIM_FASCIST
-            legal = [role != LIBERAL or c in (shown, INVESTIGATION_SILENT) for c in range(3)]
-            _normalise_row(inv[role, target], legal)
+    president_legal = np.array(
+        [[president_claim_legal(c, e) for c in range(PRESIDENT_SILENT + 1)] for e in range(3)]
+    )
+    chancellor_legal = np.array(
+        [[chancellor_claim_legal(c, e) for c in range(CHANCELLOR_SILENT + 1)] for e in range(3)]
+    )
+    _normalise_rows(behaviour_tables["president_claim"], president_legal)
+    _normalise_rows(behaviour_tables["chancellor_claim"], chancellor_legal)
+    _normalise_rows(behaviour_tables["peek_claim"], np.ones(PEEK_SILENT + 1, dtype=bool))
+    _normalise_rows(
+        behaviour_tables["investigation_claim"], np.ones(INVESTIGATION_SILENT + 1, dtype=bool)
+    )
 
 
-def _normalise_row(row: Table, legal: list[bool]) -> None:
-    mask = np.array(legal)
-    row[~mask] = 0.0
-    total = row.sum()
-    row[mask] = row[mask] / total if total > 0 else 1.0 / mask.sum()
-    row[mask] = np.maximum(row[mask], FLOOR)
-    row /= row.sum()
+def _normalise_rows(table: Table, legal: npt.NDArray[np.bool_]) -> None:
+    """Rows over the last axis: 0 where not `legal` (broadcast from the right), the rest a
+    distribution with every entry at least about `FLOOR`; an all-zero row goes uniform."""
+    mask = np.broadcast_to(legal, table.shape)
+    table[~mask] = 0.0
+    total = table.sum(axis=-1, keepdims=True)
+    uniform = mask / mask.sum(axis=-1, keepdims=True)
+    table[...] = np.where(total > 0, table / np.where(total > 0, total, 1.0), uniform)
+    table[...] = np.where(mask, np.maximum(table, FLOOR), 0.0)
+    table /= table.sum(axis=-1, keepdims=True)
 
 
 def clamp_probabilities(tables: dict[str, Table]) -> None:
@@ -310,7 +296,7 @@ def make_blind(tables: dict[str, Table], blind: tuple[int, ...]) -> None:
 def default_behaviour(players: int | None = None) -> Behaviour:
     """Hand-set likelihoods used until a fit exists (rough play of sensible humans).
 
-    Liberals mostly keep Liberal tiles, back most governments and never lie; Fascists
+    Liberals mostly keep Liberal tiles, back most governments and rarely lie; Fascists
     back governments holding a Fascist, discard Liberal tiles about two times out of
     three (always with a Fascist chancellor), and lie in about half of their claims;
     Hitler plays like a cautious Fascist. Blind roles' rows ignore others' roles.
@@ -355,6 +341,7 @@ def default_behaviour(players: int | None = None) -> Behaviour:
             truth = PRESIDENT_CLAIM_INDEX.get((d, p))
             pres[:, :, d, p, :, :] = 2.0
             pres[:, :, d, p, :, PRESIDENT_SILENT] = 1.0
+            pres[LIBERAL, :, d, p, :, :] = 0.005  # a Liberal's lie: rare, not impossible
             pres[LIBERAL, :, d, p, :, PRESIDENT_SILENT] = 0.05
             if truth is not None:
                 pres[:, :, d, p, :, truth] = 10.0
@@ -364,6 +351,7 @@ def default_behaviour(players: int | None = None) -> Behaviour:
         chanc[:, :, p, :, :] = 2.0
         chanc[:, :, p, :, p] = 10.0
         chanc[:, :, p, :, CHANCELLOR_SILENT] = 1.0
+        chanc[LIBERAL, :, p, :, :] = 0.005
         chanc[LIBERAL, :, p, :, p] = 0.95
         chanc[LIBERAL, :, p, :, CHANCELLOR_SILENT] = 0.05
     peek = t["peek_claim"]
@@ -371,15 +359,144 @@ def default_behaviour(players: int | None = None) -> Behaviour:
         peek[:, j, :] = 2.0
         peek[:, j, j] = 10.0
         peek[:, j, PEEK_SILENT] = 1.0
+        peek[LIBERAL, j, :] = 0.005
         peek[LIBERAL, j, j], peek[LIBERAL, j, PEEK_SILENT] = 0.95, 0.05
     inv = t["investigation_claim"]
-    inv[LIBERAL] = [[0.95, 0.0, 0.05], [0.0, 0.95, 0.05], [0.0, 0.95, 0.05]]
+    inv[LIBERAL] = [[0.95, 0.01, 0.05], [0.01, 0.95, 0.05], [0.01, 0.95, 0.05]]
     inv[FASCIST] = [[0.5, 0.45, 0.05], [0.9, 0.05, 0.05], [0.9, 0.05, 0.05]]
     inv[HITLER] = [[0.7, 0.25, 0.05], [0.5, 0.45, 0.05], [0.5, 0.45, 0.05]]
     make_blind(t, blind_roles(players))
     clamp_probabilities(t)
     normalise_claims(t)
     return Behaviour(**t)
+
+
+# --- styles: how differently people play ----------------------------------------------
+
+# Per table, every axis that holds a role (the actor's or another seat's).
+ROLE_AXES: dict[str, tuple[int, ...]] = {
+    "vote_ja": (0, 2, 3),
+    "nominate_weight": (0, 1),
+    "target_weight": (1, 2),
+    "discard_liberal": (0, 1),
+    "enact_fascist": (0, 1),
+    "veto_propose": (0,),
+    "veto_agree": (0,),
+    "president_claim": (0, 1),
+    "chancellor_claim": (0, 1),
+    "peek_claim": (0,),
+    "investigation_claim": (0, 1),
+}
+STYLE_NAMES = ("bot", "human", "chaotic", "noise")
+# Prior over the styles of a seat nobody has seen play yet. Half the mass on the fit
+# keeps the belief sharp against the bots it was fitted on; a third on noise caps what
+# a surprising move can cost an assignment at a factor of a few, so a table of random
+# or human-style players stays near or better than the uniform prior. Chosen over
+# (0.6, 0.2, 0.1, 0.1), (0.4, 0.2, 0.2, 0.2) and (0.3, 0.1, 0.3, 0.3) on the transfer
+# bench (bench/results/belief_transfer.md).
+STYLE_PRIOR = (0.5, 0.1, 0.1, 0.3)
+
+
+def role_blind(behaviour: Behaviour) -> Behaviour:
+    """The same action frequencies with every role axis averaged out: play that says
+    nothing about anyone's role (a chaotic player, or one the model cannot read)."""
+    tables: dict[str, Table] = {}
+    for f in fields(behaviour):
+        table = np.asarray(getattr(behaviour, f.name))
+        axes = ROLE_AXES[f.name]
+        tables[f.name] = np.broadcast_to(table.mean(axis=axes, keepdims=True), table.shape).copy()
+    normalise_claims(tables)
+    return Behaviour(**tables)
+
+
+def uniform_behaviour() -> Behaviour:
+    """Noise: every legal action equally likely, whoever acts (votes and tile choices at
+    even odds, choices uniform over the options); a claim window stays silent about half
+    the time (many people never claim), else any legal claim is equally likely."""
+    tables = {name: np.full(shape, 0.5) for name, shape in SHAPES.items()}
+    for name in ("nominate_weight", "target_weight"):
+        tables[name][:] = 1.0
+    for name, silent, said in (
+        ("president_claim", PRESIDENT_SILENT, 4.0),  # about as many legal claims
+        ("chancellor_claim", CHANCELLOR_SILENT, 2.0),
+        ("peek_claim", PEEK_SILENT, 4.0),
+        ("investigation_claim", INVESTIGATION_SILENT, 2.0),
+    ):
+        tables[name][:] = 1.0
+        tables[name][..., silent] = said
+    normalise_claims(tables)
+    return Behaviour(**tables)
+
+
+def with_liberal_lies(behaviour: Behaviour) -> Behaviour:
+    """`behaviour` with its claim rows renormalised so no legal claim has probability 0
+    (fits written before Liberal lies were allowed hold exact zeros)."""
+    tables = {f.name: np.array(getattr(behaviour, f.name)) for f in fields(behaviour)}
+    normalise_claims(tables)
+    return Behaviour(**tables)
+
+
+@dataclass(frozen=True, eq=False)
+class Styles:
+    """A mixture of play styles: one `Behaviour` each, and the prior over them per seat."""
+
+    names: tuple[str, ...]
+    behaviours: tuple[Behaviour, ...]
+    prior: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if not len(self.names) == len(self.behaviours) == len(self.prior) >= 1:
+            raise ValueError("Styles need one name, behaviour and prior weight each.")
+        if any(w <= 0 for w in self.prior) or abs(sum(self.prior) - 1.0) > 1e-9:
+            raise ValueError("A style prior is positive and sums to 1.")
+
+    def stacked(self, name: str) -> Table:
+        """Table `name` of every style, the style as a new last axis (cached)."""
+        cache: dict[str, Table] = self.__dict__.setdefault("_stacked", {})
+        if name not in cache:
+            if name.startswith(("pass:", "enact:")):
+                kind, zone = name.split(":")
+                method = "pass_probabilities" if kind == "pass" else "enact_probabilities"
+                parts = [getattr(b, method)(int(zone)) for b in self.behaviours]
+            else:
+                parts = [getattr(b, name) for b in self.behaviours]
+            table = np.stack(parts, axis=-1)
+            table.setflags(write=False)
+            cache[name] = table
+        return cache[name]
+
+    @classmethod
+    def single(cls, behaviour: Behaviour) -> Styles:
+        """One style only: the belief of old, exactly (tests and fits compare with it)."""
+        return cls(("only",), (behaviour,), (1.0,))
+
+
+def robust_styles(
+    fitted: Behaviour, players: int | None = None, prior: tuple[float, ...] = STYLE_PRIOR
+) -> Styles:
+    """The mixture the belief reads strangers with, around a fitted behaviour."""
+    return Styles(
+        STYLE_NAMES,
+        (
+            with_liberal_lies(fitted),
+            default_behaviour(players),
+            role_blind(fitted),
+            uniform_behaviour(),
+        ),
+        prior,
+    )
+
+
+def load_styles(players: int, path: Path | None = None) -> Styles:
+    """The robust mixture around the fitted behaviour for a player count."""
+    if _ACTIVE is not None and path is None and players in _ACTIVE:
+        return robust_styles(_ACTIVE[players], players)
+    return _load_styles(players, str(path or FITTED_PATH))
+
+
+@cache
+def _load_styles(players: int, path: str) -> Styles:
+    return robust_styles(_load(players, path), players)
 
 
 _ACTIVE: dict[int, Behaviour] | None = None

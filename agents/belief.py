@@ -21,12 +21,21 @@ joint `P(assignment, j, r, d, p)`:
 A seat's own decisions are never used as evidence about others (it knows why it made
 them), and its private events (its draw, its hand, its peek, its investigation
 result, its team knowledge) condition the joint exactly. A spectator (`seat=None`)
-sees public events only. Hard deductions are exact zeros: `ChancellorNotHitler`, an
-execution the game survives, a result the seat saw, two Liberals' contradicting claims
-(a Liberal never lies in the behaviour model).
+sees public events only. Hard deductions are exact zeros, and only the rules' own:
+`ChancellorNotHitler`, an execution the game survives, a result the seat saw.
 
-Evidence that contradicts everything (possible only if a human Liberal misclaims) is
-ignored and counted in `inconsistent`, so the belief never divides by zero.
+Play styles: each seat's moves are read with a mixture of styles (`Styles`, by
+default `agents.behaviour.robust_styles`: bot-like, sensible human, role-blind chaotic,
+uniform noise). Given an assignment, the seats' styles are independent, so the belief
+keeps per assignment and seat the log-likelihood of that seat's own moves under each
+style (`style_ll`): a move is weighed by the style mixture that seat's past moves point
+to. That is exact for moves that depend on roles only (votes, nominations, powers);
+for moves tied to the hidden tiles (enacting, claims) the style evidence is the move's
+likelihood averaged over the tiles, an approximation. A seat that plays like no role's
+style drifts to the blind styles, and its odd moves stop poisoning the table.
+
+Evidence that contradicts everything (a deck state the record rules out) is ignored
+and counted in `inconsistent`, so the belief never divides by zero.
 """
 
 from __future__ import annotations
@@ -69,7 +78,8 @@ from .behaviour import (
     SPECIAL_ELECTION_POWER,
     VETOED,
     Behaviour,
-    load_behaviour,
+    Styles,
+    load_styles,
 )
 
 # Per seat: P(Liberal), P(Fascist), P(Hitler); the three sum to 1.
@@ -163,6 +173,9 @@ class _Legislation:
     enacted: int | None = None  # ENACTED_LIBERAL / ENACTED_FASCIST / VETOED once done
     president_claimed: bool = False
     chancellor_claimed: bool = False
+    # (P(d drawn) per assignment before the pass, pass tables per president style):
+    # kept so the enact can teach the president's style (several styles only).
+    pass_styles: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,14 +205,27 @@ class Belief:
     """
 
     def __init__(
-        self, setup: Setup, seat: int | None = None, behaviour: Behaviour | None = None
+        self,
+        setup: Setup,
+        seat: int | None = None,
+        behaviour: Behaviour | Styles | None = None,
     ) -> None:
         self.setup = setup
         self.seat = seat
         self.players = setup.players
-        self.behaviour = behaviour if behaviour is not None else load_behaviour(setup.players)
+        # A single Behaviour is read as one style (the exact belief of old); None is the
+        # robust mixture around the shipped fit.
+        if isinstance(behaviour, Behaviour):
+            behaviour = Styles.single(behaviour)
+        self.styles = behaviour if behaviour is not None else load_styles(setup.players)
+        self.behaviour = self.styles.behaviours[0]
+        self._stack = self.styles.stacked  # a table of every style, style axis last
+        self._styles = len(self.styles.behaviours)
+        self._log_prior = np.log(np.array(self.styles.prior))
         self.depth = setup.liberal_tiles + 1  # r takes values 0..liberal_tiles
         self._set_roles(every_deal(setup.players, setup.fascists))
+        # Per assignment, seat and style: log-likelihood of that seat's own moves.
+        self.style_ll: Array = np.zeros((len(self.roles), self.players, self._styles))
         self.joint: Array = np.zeros((len(self.roles), 1, self.depth, 1, 1))
         self.joint[:, 0, setup.liberal_tiles, 0, 0] = 1.0 / len(self.roles)
         # Public state, tracked from events.
@@ -226,7 +252,7 @@ class Belief:
     def for_view(
         cls,
         view: PlayerView,
-        behaviour: Behaviour | None = None,
+        behaviour: Behaviour | Styles | None = None,
         setup: Setup | None = None,
     ) -> Belief:
         """The belief of `view.seat` (None: the table) after every event of `view`.
@@ -361,31 +387,75 @@ class Belief:
 
     # --- evidence helpers --------------------------------------------------------------
 
-    def _weigh(self, factor: Array) -> None:
+    def _weigh(self, factor: Array) -> bool:
         """Multiply the joint by a likelihood (broadcast) and renormalise.
 
-        A factor that would zero every assignment contradicts the model's hard rules
-        (a Liberal human misclaimed, say): it is ignored and counted.
+        A factor that would zero every assignment contradicts the hard rules as the
+        belief tracks them: it is ignored and counted. Returns whether it was applied.
         """
         weighed = self.joint * factor
         total = float(weighed.sum())
         if not total > 0.0 or not np.isfinite(total):
             self.inconsistent += 1
-            return
+            return False
         # Queries normalise; rescale only before the numbers could underflow.
         self.joint = weighed if total > 1e-150 else weighed / total
+        return True
 
-    def _weigh_assignments(self, factor: Array) -> None:
-        self._weigh(factor[:, None, None, None, None])
+    def _weigh_assignments(self, factor: Array) -> bool:
+        return self._weigh(factor[:, None, None, None, None])
 
-    def _choice(self, weights: Array, chooser: int, chosen: int, options: Sequence[int]) -> None:
-        """Evidence of a choice made with probability proportional to `weights[role, role]`."""
+    def _style_weights(self, seats: Sequence[int]) -> Array:
+        """P(style | assignment, the seats' own moves so far), shape (A, seats, K)."""
+        ll = self.style_ll[:, list(seats), :] + self._log_prior
+        ll -= ll.max(axis=-1, keepdims=True)
+        weights = np.exp(ll)
+        return np.asarray(weights / weights.sum(axis=-1, keepdims=True))
+
+    def _weigh_move(self, actor: int, factors: Array) -> None:
+        """Evidence of one move by `actor`: `factors[..., k]` is its likelihood under
+        style k, with the joint's five dimensions first (assignments, then broadcast).
+
+        The move is weighed with the actor's style mixture given each assignment; then
+        each style's likelihood of it (averaged over the hidden tiles) is added to the
+        actor's style evidence.
+        """
+        if self._styles == 1:
+            self._weigh(factors[..., 0])
+            return
+        weights = self._style_weights([actor])[:, 0, None, None, None, None, :]
+        mixed = (factors * weights).sum(axis=-1)
+        # Sum the joint over the hidden axes the move does not depend on first: the
+        # averages then cost a small array, not the whole joint per style.
+        flat = tuple(axis for axis in (1, 2, 3, 4) if factors.shape[axis] == 1)
+        if len(flat) == 4:
+            likelihoods = factors.reshape(len(factors), -1)
+        else:
+            marginal = self.joint.sum(axis=flat, keepdims=True) if flat else self.joint
+            mass = marginal.sum(axis=(1, 2, 3, 4))
+            safe = np.where(mass > 0, mass, 1.0)
+            likelihoods = (marginal[..., None] * factors).sum(axis=(1, 2, 3, 4)) / safe[:, None]
+        if self._weigh(mixed):
+            self.style_ll[:, actor, :] += np.log(np.maximum(likelihoods, 1e-300))
+
+    def _choice_at(
+        self,
+        name: str,
+        index: int | tuple[slice, slice, int],
+        chooser: int,
+        chosen: int,
+        options: Sequence[int],
+    ) -> None:
+        """Evidence of a choice made with probability proportional to a weight table,
+        `table[index]` indexed [chooser role, option role] (per style)."""
         if chooser == self.seat or chosen not in options:
             return
+        weights = self._stack(name)[index]
         chooser_roles = self.roles[:, chooser]
         option_weights = weights[chooser_roles[:, None], self.roles[:, list(options)]]
         chosen_weight = weights[chooser_roles, self.roles[:, chosen]]
-        self._weigh_assignments(chosen_weight / option_weights.sum(axis=1))
+        chance = chosen_weight / option_weights.sum(axis=1)
+        self._weigh_move(chooser, chance[:, None, None, None, None, :])
 
     def _zone(self) -> int:
         return int(self.fascist_policies >= HITLER_ZONE)
@@ -420,9 +490,9 @@ class Belief:
             case ev.PresidentialCandidate():
                 self.president = event.president
             case ev.ChancellorNominated():
-                weights = self.behaviour.nominate_weight[:, :, self._zone()]
                 options = self.eligible_chancellors(event.president)
-                self._choice(weights, event.president, event.chancellor, options)
+                zone = (slice(None), slice(None), self._zone())
+                self._choice_at("nominate_weight", zone, event.president, event.chancellor, options)
             case ev.ElectionResult():
                 self._election(event)
             case ev.ChancellorNotHitler():
@@ -458,24 +528,27 @@ class Belief:
             case ev.PolicyPeeked():
                 self._condition_axis(1, _liberal_count(event.tiles))
             case ev.PlayerInvestigated():
-                weights = self.behaviour.target_weight[INVESTIGATE_POWER]
                 options = [
                     s for s in self._living_others(event.president) if s not in self.investigated
                 ]
-                self._choice(weights, event.president, event.target, options)
+                self._choice_at(
+                    "target_weight", INVESTIGATE_POWER, event.president, event.target, options
+                )
                 self.investigated.add(event.target)
                 self.investigation_window = (event.president, event.target)
             case ev.InvestigationResult():
                 shown = self.roles[:, event.target] != LIBERAL
                 self._weigh_assignments((shown == (event.party is Party.FASCIST)) * 1.0)
             case ev.SpecialElectionCalled():
-                weights = self.behaviour.target_weight[SPECIAL_ELECTION_POWER]
                 options = self._living_others(event.president)
-                self._choice(weights, event.president, event.target, options)
+                self._choice_at(
+                    "target_weight", SPECIAL_ELECTION_POWER, event.president, event.target, options
+                )
             case ev.PlayerExecuted():
-                weights = self.behaviour.target_weight[EXECUTION_POWER]
                 options = self._living_others(event.president)
-                self._choice(weights, event.president, event.target, options)
+                self._choice_at(
+                    "target_weight", EXECUTION_POWER, event.president, event.target, options
+                )
                 self.alive[event.target] = False
                 self.pending_execution = event.target
             case ev.GameEnded():
@@ -498,6 +571,7 @@ class Belief:
         self._set_roles(self.roles[keep])
         self.joint = self.joint[keep]
         self.joint /= self.joint.sum()
+        self.style_ll = self.style_ll[keep]
 
     def _game_ended(self, roles: Sequence[Role]) -> None:
         self.over = True
@@ -523,14 +597,21 @@ class Belief:
                 ]
             )
             ja = np.array([bool(result.votes[s]) for s in voters])
-            chance_ja = self.behaviour.vote_ja[
+            # Per assignment, voter and style: the chance of the ballot cast.
+            chances = self._stack("vote_ja")[
                 self.roles[:, voters],
                 positions[None, :],
                 self.roles[:, president][:, None],
                 self.roles[:, chancellor][:, None],
                 zone,
             ]
-            self._weigh_assignments(np.where(ja, chance_ja, 1.0 - chance_ja).prod(axis=1))
+            chances = np.where(ja[None, :, None], chances, 1.0 - chances)
+            if chances.shape[-1] == 1:
+                self._weigh_assignments(chances[:, :, 0].prod(axis=1))
+            else:
+                mixed = (self._style_weights(voters) * chances).sum(axis=-1).prod(axis=1)
+                if self._weigh_assignments(mixed):
+                    self.style_ll[:, voters, :] += np.log(chances)
         if not result.elected:
             return
         self.last_government = (result.president, result.chancellor)
@@ -545,32 +626,33 @@ class Belief:
 
     def _close_claim_windows(self) -> None:
         """The next session draws: claims not made by now are silences."""
-        behaviour = self.behaviour
         session = self.session
         if session is not None and session.stage == "done" and session.enacted is not None:
             p_roles, c_roles = self.roles[:, session.president], self.roles[:, session.chancellor]
+            enacted = session.enacted
             if self._silent(session.president, session.president_claimed):
-                table = behaviour.president_claim[p_roles, c_roles, :, :, session.enacted]
-                self._weigh(table[:, None, None, :, :, PRESIDENT_SILENT])
+                table = self._stack("president_claim")
+                chance = table[p_roles, c_roles, :, :, enacted, PRESIDENT_SILENT]
+                self._weigh_move(session.president, chance[:, None, None])
             if self._silent(session.chancellor, session.chancellor_claimed):
-                table = behaviour.chancellor_claim[c_roles, p_roles, :, session.enacted]
-                self._weigh(table[:, None, None, None, :, CHANCELLOR_SILENT])
+                table = self._stack("chancellor_claim")
+                chance = table[c_roles, p_roles, :, enacted, CHANCELLOR_SILENT]
+                self._weigh_move(session.chancellor, chance[:, None, None, None])
         self.session = None
         self.joint = self.joint.sum(axis=(3, 4), keepdims=True)
         if self.peek_window is not None:
             peeker = self.peek_window
             if self._silent(peeker, False):
-                table = behaviour.peek_claim[self.roles[:, peeker], :, PEEK_SILENT]
-                self._weigh(table[:, :, None, None, None])
+                chance = self._stack("peek_claim")[self.roles[:, peeker], :, PEEK_SILENT]
+                self._weigh_move(peeker, chance[:, :, None, None, None])
             self.peek_window = None
             self._drop_spent_block()
         if self.investigation_window is not None:
             president, target = self.investigation_window
             if self._silent(president, False):
-                table = behaviour.investigation_claim[
-                    self.roles[:, president], self.roles[:, target], INVESTIGATION_SILENT
-                ]
-                self._weigh_assignments(table)
+                p_roles, t_roles = self.roles[:, president], self.roles[:, target]
+                chance = self._stack("investigation_claim")[p_roles, t_roles, INVESTIGATION_SILENT]
+                self._weigh_move(president, chance[:, None, None, None, None])
             self.investigation_window = None
 
     def _silent(self, seat: int, claimed: bool) -> bool:
@@ -581,7 +663,18 @@ class Belief:
         blocks = self.joint.shape[1]
         matrix = _draw_matrix(blocks, self.depth, self.block_size, self.block_out, self.draw_pile)
         flat = self.joint.reshape(len(self.roles), blocks * self.depth)
-        self.joint = (flat @ matrix).reshape(len(self.roles), 1, self.depth, 4, 1)
+        drawn = (flat @ matrix).reshape(len(self.roles), 1, self.depth, 4, 1)
+        if not drawn.sum() > 0.0:
+            # No deck state left fits the draw (evidence ignored earlier left the deck
+            # wrong): keep the roles' weights, restart the deck from every count possible.
+            self.inconsistent += 1
+            weights = self.joint.sum(axis=(1, 2, 3, 4))
+            spread = np.zeros((blocks * self.depth,))
+            spread[: self.depth] = 1.0
+            drawn = ((weights[:, None] * spread[None, :]) @ matrix).reshape(drawn.shape)
+            if not drawn.sum() > 0.0:
+                drawn = np.broadcast_to(weights[:, None, None, None, None], drawn.shape).copy()
+        self.joint = drawn
         self.draw_pile -= 3
         self.block_size = self.block_out = 0
 
@@ -609,9 +702,17 @@ class Belief:
             pass_table = np.zeros((1, 4, 3))
             pass_table[0, :, passed] = 1.0
         else:
-            pass_table = self.behaviour.pass_probabilities(session.zone)[
+            tables = self._stack(f"pass:{session.zone}")[
                 self.roles[:, session.president], self.roles[:, session.chancellor]
             ]
+            if self._styles == 1:
+                pass_table = tables[..., 0]
+            else:  # not seen: the president's mixture as it stands (styles learn at the enact)
+                weights = self._style_weights([session.president])[:, 0, :]
+                pass_table = np.einsum("ak,adpk->adp", weights, tables)
+                drawn = self.joint.sum(axis=(1, 2, 4))
+                mass = drawn.sum(axis=1, keepdims=True)
+                session.pass_styles = (drawn / np.where(mass > 0, mass, 1.0), tables)
         self.joint = self.joint * pass_table[:, None, None, :, :]
 
     def _veto_proposed(self) -> None:
@@ -620,16 +721,17 @@ class Belief:
             return
         session.veto_proposed = True
         if session.chancellor != self.seat:
-            table = self.behaviour.veto_propose[self.roles[:, session.chancellor]]
-            self._weigh(table[:, None, None, None, :])
+            chance = self._stack("veto_propose")[self.roles[:, session.chancellor]]
+            self._weigh_move(session.chancellor, chance[:, None, None, None])
 
     def _veto_replied(self, agreed: bool) -> None:
         session = self.session
         if session is None:
             return
         if session.president != self.seat:
-            table = self.behaviour.veto_agree[self.roles[:, session.president]]
-            self._weigh((table if agreed else 1.0 - table)[:, None, None, None, :])
+            chance = self._stack("veto_agree")[self.roles[:, session.president]]
+            chance = chance if agreed else 1.0 - chance
+            self._weigh_move(session.president, chance[:, None, None, None])
         if agreed:
             session.stage, session.enacted = "done", VETOED
 
@@ -641,11 +743,25 @@ class Belief:
         if session.chancellor != self.seat:
             c_roles = self.roles[:, session.chancellor]
             p_roles = self.roles[:, session.president]
-            chance = self.behaviour.enact_probabilities(session.zone)[c_roles, p_roles, :, index]
+            chance = self._stack(f"enact:{session.zone}")[c_roles, p_roles, :, index]
             if session.veto_unlocked and not session.veto_proposed:
-                chance = chance * (1.0 - self.behaviour.veto_propose[c_roles])
-            self._weigh(chance[:, None, None, None, :])
+                chance = chance * (1.0 - self._stack("veto_propose")[c_roles])
+            if session.pass_styles is not None:
+                self._learn_pass_style(session.president, session.pass_styles, chance)
+            self._weigh_move(session.chancellor, chance[:, None, None, None])
         session.stage, session.enacted = "done", index
+
+    def _learn_pass_style(
+        self, president: int, pass_styles: tuple[Array, Array], chance: Array
+    ) -> None:
+        """The president's hidden discard shows in what the chancellor enacted: add each
+        president style's likelihood of the outcome (tiles drawn as believed before the
+        pass, the chancellor's style mixture) to the president's style evidence."""
+        drawn, tables = pass_styles  # (A, d), (A, d, p, K)
+        chancellor = self._style_weights([self.session.chancellor])[:, 0, :]  # type: ignore[union-attr]
+        enact = np.einsum("apk,ak->ap", chance, chancellor)
+        likelihood = np.einsum("ad,adpk,ap->ak", drawn, tables, enact)
+        self.style_ll[:, president, :] += np.log(np.maximum(likelihood, 1e-300))
 
     # --- the deck ---------------------------------------------------------------------
 
@@ -716,15 +832,10 @@ class Belief:
         )
         if outcome is None:
             return
-        table = self.behaviour.president_claim[
-            self.roles[:, session.president],
-            self.roles[:, session.chancellor],
-            :,
-            :,
-            session.enacted,
-            outcome,
-        ]
-        self._weigh(table[:, None, None, :, :])
+        p_roles, c_roles = self.roles[:, session.president], self.roles[:, session.chancellor]
+        table = self._stack("president_claim")
+        chance = table[p_roles, c_roles, :, :, session.enacted, outcome]
+        self._weigh_move(session.president, chance[:, None, None])
 
     def _chancellor_claimed(self, event: ev.ChancellorClaimed) -> None:
         session = self.session
@@ -735,24 +846,20 @@ class Belief:
         session.chancellor_claimed = True
         if event.chancellor == self.seat:
             return
-        table = self.behaviour.chancellor_claim[
-            self.roles[:, session.chancellor],
-            self.roles[:, session.president],
-            :,
-            session.enacted,
-            _liberal_count(event.received),
-        ]
-        self._weigh(table[:, None, None, None, :])
+        c_roles, p_roles = self.roles[:, session.chancellor], self.roles[:, session.president]
+        received = _liberal_count(event.received)
+        table = self._stack("chancellor_claim")
+        chance = table[c_roles, p_roles, :, session.enacted, received]
+        self._weigh_move(session.chancellor, chance[:, None, None, None])
 
     def _peek_claimed(self, event: ev.PeekClaimed) -> None:
         if self.peek_window != event.president:
             return
         self.peek_window = None
         if event.president != self.seat:
-            table = self.behaviour.peek_claim[
-                self.roles[:, event.president], :, _liberal_count(event.tiles)
-            ]
-            self._weigh(table[:, :, None, None, None])
+            roles, said = self.roles[:, event.president], _liberal_count(event.tiles)
+            chance = self._stack("peek_claim")[roles, :, said]
+            self._weigh_move(event.president, chance[:, :, None, None, None])
         self._drop_spent_block()
 
     def _investigation_claimed(self, event: ev.InvestigationClaimed) -> None:
@@ -762,10 +869,9 @@ class Belief:
         if event.president == self.seat:
             return
         outcome = CLAIM_FASCIST if event.party is Party.FASCIST else CLAIM_LIBERAL
-        table = self.behaviour.investigation_claim[
-            self.roles[:, event.president], self.roles[:, event.target], outcome
-        ]
-        self._weigh_assignments(table)
+        p_roles, t_roles = self.roles[:, event.president], self.roles[:, event.target]
+        chance = self._stack("investigation_claim")[p_roles, t_roles, outcome]
+        self._weigh_move(event.president, chance[:, None, None, None, None])
 
 
 class PosteriorSampler:

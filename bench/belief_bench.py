@@ -29,6 +29,31 @@ ones included: their role stays secret):
 Lower log-loss and higher accuracy are better. Figures are means over all scoring
 points. The timing lines (observer belief over whole 10-player games, determinization
 sampling, agent decisions) are wall-clock on a shared machine: noisy.
+
+Transfer (`--fit-on A --test-on B`): does a behaviour model fitted on one population
+of players read another? Populations: `bots` (belief and belief-ismcts seats),
+`random`, `selfish`, `ismcts` (SO-ISMCTS), `humanlike` (agents.humanlike, never used
+for the shipped fit), `mixed` (a seat drawn from all of them); the search agents play
+at `--iterations`. The behaviour model is fitted (`agents.fit_behaviour`, one round)
+on `--fit-games` games of A, then three predictors read `--games` games of B (other
+seeds) from one Liberal seat per game:
+
+- `uniform`: every assignment the seat's own role allows, equally likely;
+- `fitted`: the exact belief with the fit of A as its only style (the model of old);
+- `robust`: the exact belief with the style mixture around the fit of A
+  (`agents.behaviour.robust_styles`: bot-like, human, chaotic, noise; per-seat styles).
+
+Per predictor: `log_p_truth`, the mean over scoring points of ln P(true assignment);
+`hitler_logloss` as above; `ece`, the expected calibration error of P(Fascist team) over
+every other seat at every scoring point (10 equal-width bins); `truth_zero` and
+`truth_below_1e-4`, the games whose truth ends (after the last action) with
+probability exactly 0, or below 1e-4. A pair passes when `robust` beats `uniform` on
+`log_p_truth` and has no zero. A, B may be comma lists or `all`: every pair is run, and
+`--out` writes the table as JSON.
+
+    python bench/belief_bench.py --fit-on bots --test-on humanlike --json
+    python bench/belief_bench.py --fit-on all --test-on all --games 100 --fit-games 150 \
+        --iterations 50 --out bench/results/belief_transfer.json
 """
 
 from __future__ import annotations
@@ -51,9 +76,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the baseline beside 
 
 from bayes_net import BayesNetBelief
 
-from agents.belief import Belief
+from agents.behaviour import Behaviour, Styles, robust_styles
+from agents.belief import Belief, every_deal
+from agents.fit_behaviour import Counts, count_game, fit
 from agents.runner import GameResult, play_game
-from engine import Action, Claim, Game, Role, Setup
+from engine import Action, Claim, Game, GameRecord, Role, Setup
 from engine import events as ev
 
 METRICS = ("hitler_logloss", "hitler_accuracy", "fascist_logloss", "fascist_accuracy")
@@ -223,6 +250,224 @@ def timing(results: Sequence[GameResult]) -> dict[str, float]:
     return out
 
 
+# --- transfer: fit on one population, read another ---------------------------------------
+
+POPULATIONS = ("bots", "random", "selfish", "ismcts", "humanlike", "mixed")
+TRANSFER_PREDICTORS = ("uniform", "fitted", "robust")
+TRANSFER_METRICS = ("log_p_truth", "hitler_logloss", "ece")
+BINS = 10
+
+
+def population(name: str, iterations: int) -> list[str]:
+    """The agent specs a population's seats are drawn from (uniformly)."""
+    search = f"iterations={iterations}"
+    specs = {
+        "bots": ["belief", f"belief-ismcts:{search}"],
+        "random": ["random"],
+        "selfish": ["selfish"],
+        "ismcts": [f"ismcts:{search}"],
+        "humanlike": ["humanlike"],
+    }
+    if name == "mixed":
+        return [spec for group in specs.values() for spec in group]
+    if name not in specs:
+        raise ValueError(f"unknown population {name!r}; choose from {', '.join(POPULATIONS)}")
+    return specs[name]
+
+
+def play_population(name: str, games: int, seed: int, iterations: int) -> list[GameRecord]:
+    """`games` games of a population (player counts 5-10 in turn), from (name, seed)."""
+    specs = population(name, iterations)
+    rng = random.Random(f"belief-transfer:{name}:{seed}")
+    records = []
+    for index in range(games):
+        seats = [rng.choice(specs) for _ in range(5 + index % 6)]
+        records.append(play_game(seats, seed=rng.getrandbits(62)).record)
+    return records
+
+
+def fit_population(records: Sequence[GameRecord]) -> dict[int, Behaviour]:
+    """The behaviour fit (per player count) of these games, as the fitting script does."""
+    by_players: dict[int, Counts] = {n: Counts() for n in range(5, 11)}
+    for record in records:
+        count_game(record, by_players[record.players])
+    fitted, _ = fit(by_players)
+    return fitted
+
+
+@dataclass
+class TransferTotals:
+    """Sums per predictor over scoring points, calibration pairs and end-of-game counts."""
+
+    sums: dict[str, dict[str, float]] = field(
+        default_factory=lambda: {
+            p: dict.fromkeys(("log_p_truth", "hitler_logloss"), 0.0) for p in TRANSFER_PREDICTORS
+        }
+    )
+    calibration: dict[str, list[tuple[float, float]]] = field(
+        default_factory=lambda: {p: [] for p in TRANSFER_PREDICTORS}
+    )
+    zeros: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TRANSFER_PREDICTORS, 0))
+    tiny: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TRANSFER_PREDICTORS, 0))
+    points: int = 0
+    games: int = 0
+
+    def means(self) -> dict[str, dict[str, float]]:
+        """Mean of each metric per predictor, with the calibration error."""
+        n = max(self.points, 1)
+        return {
+            p: {
+                **{m: v / n for m, v in self.sums[p].items()},
+                "ece": expected_calibration_error(self.calibration[p]),
+                "truth_zero": float(self.zeros[p]),
+                "truth_below_1e-4": float(self.tiny[p]),
+            }
+            for p in TRANSFER_PREDICTORS
+        }
+
+
+def expected_calibration_error(pairs: Sequence[tuple[float, float]]) -> float:
+    """Mean |confidence - frequency| over `BINS` equal-width bins, weighted by their size."""
+    if not pairs:
+        return 0.0
+    data = np.array(pairs)
+    bins = np.minimum((data[:, 0] * BINS).astype(int), BINS - 1)
+    error = 0.0
+    for b in range(BINS):
+        inside = bins == b
+        if inside.any():
+            error += float(inside.sum()) * abs(data[inside, 0].mean() - data[inside, 1].mean())
+    return error / len(data)
+
+
+def score_transfer(
+    record: GameRecord,
+    styles: Styles,
+    single: Behaviour,
+    rng: random.Random,
+    totals: TransferTotals,
+) -> None:
+    """Replay one game from a random Liberal seat, scoring the three predictors."""
+    game = Game(record.players, variant=record.variant, seed=record.seed)
+    roles = game.roles
+    seat = rng.choice([s for s, r in enumerate(roles) if r is Role.LIBERAL])
+    deals = every_deal(game.setup.players, game.setup.fascists)
+    uniform_log = -math.log(int((deals[:, seat] == 0).sum()))
+    beliefs = {
+        "fitted": Belief(game.setup, seat, single),
+        "robust": Belief(game.setup, seat, styles),
+    }
+    prior = UniformPrior(game.setup, seat)
+    others = [s for s in range(len(roles)) if s != seat]
+    on_team = [float(roles[s] is not Role.LIBERAL) for s in others]
+
+    def point() -> None:
+        totals.points += 1
+        for name in TRANSFER_PREDICTORS:
+            belief = beliefs.get(name)
+            marginals = prior.marginals() if belief is None else belief.marginals()
+            truth = uniform_log if belief is None else _log(belief.joint_probability(roles))
+            totals.sums[name]["log_p_truth"] += truth
+            totals.sums[name]["hitler_logloss"] += score(marginals, roles, seat)["hitler_logloss"]
+            team = [marginals[s][1] + marginals[s][2] for s in others]
+            totals.calibration[name].extend(zip(team, on_team, strict=True))
+
+    for _ in scoring_points(game, record.actions, list(beliefs.values())):
+        point()
+    # The end: every event but the reveal, then how likely the truth is.
+    visible = [e for e in game.events if e.visible_to(seat) and not isinstance(e, ev.GameEnded)]
+    final = {"uniform": math.exp(uniform_log)}
+    for name, belief in beliefs.items():
+        belief.update_all(visible[belief.events_seen :])
+        final[name] = belief.joint_probability(roles)
+    totals.games += 1
+    for name, probability in final.items():
+        totals.zeros[name] += probability == 0.0
+        totals.tiny[name] += probability < 1e-4
+
+
+def _log(probability: float) -> float:
+    return math.log(max(probability, 1e-300))
+
+
+def transfer(
+    fit_on: str,
+    test_on: str,
+    games: int,
+    fit_games: int,
+    seed: int,
+    iterations: int,
+    cache: dict[tuple[str, int, int], list[GameRecord]] | None = None,
+) -> dict[str, object]:
+    """One pair of the transfer table, as the JSON object the bench prints."""
+    cache = {} if cache is None else cache
+    start = time.perf_counter()
+
+    def records(name: str, count: int, which: int) -> list[GameRecord]:
+        key = (name, count, which)
+        if key not in cache:
+            cache[key] = play_population(name, count, which, iterations)
+        return cache[key]
+
+    fitted = fit_population(records(fit_on, fit_games, seed))
+    totals = TransferTotals()
+    rng = random.Random(f"belief-transfer-score:{seed}:{fit_on}:{test_on}")
+    for record in records(test_on, games, seed + 1):  # other seeds than the fit's
+        n = record.players
+        score_transfer(record, robust_styles(fitted[n], n), fitted[n], rng, totals)
+    means = totals.means()
+    return {
+        "fit_on": fit_on,
+        "test_on": test_on,
+        "games": games,
+        "fit_games": fit_games,
+        "seed": seed,
+        "iterations": iterations,
+        "points": totals.points,
+        "means": means,
+        "robust_beats_uniform": means["robust"]["log_p_truth"] > means["uniform"]["log_p_truth"],
+        "robust_no_zero": means["robust"]["truth_zero"] == 0,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+
+
+def transfer_main(args: argparse.Namespace) -> None:
+    """Every (fit-on, test-on) pair asked for: print figures or JSON, maybe write --out."""
+
+    def names(text: str) -> list[str]:
+        chosen = list(POPULATIONS) if text == "all" else [t.strip() for t in text.split(",")]
+        for name in chosen:
+            population(name, args.iterations)  # raises on an unknown name
+        return chosen
+
+    cache: dict[tuple[str, int, int], list[GameRecord]] = {}
+    rows = []
+    for fit_on in names(args.fit_on):
+        for test_on in names(args.test_on):
+            row = transfer(
+                fit_on, test_on, args.games, args.fit_games, args.seed, args.iterations, cache
+            )
+            rows.append(row)
+            if not args.json:
+                m = row["means"]
+                assert isinstance(m, dict)
+                print(
+                    f"fit {fit_on:<9} test {test_on:<9} "
+                    + "  ".join(
+                        f"{p} lnP {m[p]['log_p_truth']:7.2f} H {m[p]['hitler_logloss']:.3f} "
+                        f"ece {m[p]['ece']:.3f} 0:{m[p]['truth_zero']:.0f} "
+                        f"<1e-4:{m[p]['truth_below_1e-4']:.0f}"
+                        for p in TRANSFER_PREDICTORS
+                    )
+                    + f"  ({row['seconds']}s)",
+                    flush=True,
+                )
+    if args.json:
+        print(json.dumps(rows[0] if len(rows) == 1 else rows))
+    if args.out:
+        Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Command line: play, score, print the table (or one JSON line)."""
     parser = argparse.ArgumentParser(description="Score the exact belief against baselines.")
@@ -235,7 +480,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="agents the seats are drawn from, uniformly (e.g. random,selfish,belief)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON line")
+    parser.add_argument("--fit-on", help="transfer: fit on this population (or a list, all)")
+    parser.add_argument("--test-on", help="transfer: read this population (or a list, all)")
+    parser.add_argument("--fit-games", type=int, default=300, help="transfer: games to fit on")
+    parser.add_argument(
+        "--iterations", type=int, default=100, help="transfer: search agents' iterations"
+    )
+    parser.add_argument("--out", help="transfer: write every pair's JSON here")
     args = parser.parse_args(argv)
+    if args.fit_on or args.test_on:
+        if not (args.fit_on and args.test_on):
+            parser.error("--fit-on and --test-on go together")
+        transfer_main(args)
+        return
     pool = [p.strip() for p in args.pool.split(",") if p.strip()]
     low, _, high = args.players.partition("-")
     counts = list(range(int(low), int(high or low) + 1))
