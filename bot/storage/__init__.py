@@ -1,10 +1,12 @@
 """Persistence for games: an append-only action log, seats, settings and stats.
 
-`Storage` (store.py) is the one interface the bot uses; it runs its SQL on a driver:
-SQLite (sqlite.py, the embedded default, `DATABASE_PATH`) or PostgreSQL (postgres.py,
+`Storage` (store.py) is the one interface the bot uses, by concern: the append-only
+game log (game_log.py), lists and stats (history.py), settings and opening (store.py).
+Its SQL is written once and runs on a driver (driver.py): SQLite (sqlite.py, the
+embedded default, `DATABASE_PATH`) or PostgreSQL (postgres.py,
 `DATABASE_URL=postgresql://...`, for shard processes on many hosts; the `[postgres]`
-extra). records.py holds what both return and raise; the SQLite schema's history is
-`bot.migrations`, PostgreSQL's is pg_schema.py.
+extra). records.py holds what both return and raise. Schema and migrations: SQLite's in
+`bot.migrations`, PostgreSQL's (the same version numbers) in pg_schema.py.
 """
 
 from __future__ import annotations

@@ -1,0 +1,109 @@
+"""History and stats: lists of games, a human's record and the leaderboard, over finished
+games only (running, paused, cancelled, abandoned and damaged ones never count)."""
+
+from __future__ import annotations
+
+from engine import Role
+
+from .driver import Driver
+from .records import _SUMMARY_COLUMNS, GameSummary, LeaderboardRow, PlayerStats
+
+
+class History:
+    """The stats part of `Storage` (which provides the driver)."""
+
+    _driver: Driver
+
+    async def recent_games(
+        self, *, guild_id: int | None = None, user_id: int | None = None, limit: int = 10
+    ) -> list[GameSummary]:
+        """The latest games of any status, newest first; optionally of one guild and/or
+        one human (a seat they were dealt or hold)."""
+        async with self._driver.read() as tx:
+            rows = await tx.all(
+                f"SELECT {_SUMMARY_COLUMNS} FROM games AS g"
+                " WHERE (CAST(:guild AS BIGINT) IS NULL OR g.guild_id = :guild)"
+                " AND (CAST(:user AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM seats AS s"
+                "   WHERE s.game_id = g.id AND (s.dealt_user_id = :user OR s.user_id = :user)))"
+                " ORDER BY g.created_at DESC, g.id DESC LIMIT :limit",
+                {"guild": guild_id, "user": user_id, "limit": limit},
+            )
+        return [GameSummary(*row) for row in rows]
+
+    async def player_stats(
+        self, user_id: int, *, guild_id: int | None = None, recent: int = 5
+    ) -> PlayerStats:
+        """A human's finished games (all guilds, or one): wins, wins by role, latest games."""
+        params = {"user": user_id, "guild": guild_id, "recent": recent}
+        async with self._driver.read() as tx:
+            rows = await tx.all(
+                "SELECT s.role, COUNT(*), COALESCE(SUM(s.won), 0)"
+                " FROM seats AS s JOIN games AS g ON g.id = s.game_id"
+                " WHERE s.dealt_user_id = :user AND g.status = 'finished'"
+                " AND (CAST(:guild AS BIGINT) IS NULL OR g.guild_id = :guild)"
+                " GROUP BY s.role",
+                params,
+            )
+            recent_rows = await tx.all(
+                f"SELECT {_SUMMARY_COLUMNS} FROM games AS g"
+                " WHERE g.status = 'finished'"
+                " AND (CAST(:guild AS BIGINT) IS NULL OR g.guild_id = :guild)"
+                " AND EXISTS (SELECT 1 FROM seats AS s"
+                "   WHERE s.game_id = g.id AND s.dealt_user_id = :user)"
+                " ORDER BY g.finished_at DESC, g.id DESC LIMIT :recent",
+                params,
+            )
+        by_role = {role.value: (0, 0) for role in Role}
+        for role, games, wins in rows:
+            if role in by_role:  # a finished game always has roles; skip damaged rows
+                by_role[role] = (int(games), int(wins))
+        return PlayerStats(
+            user_id=user_id,
+            games=sum(g for g, _ in by_role.values()),
+            wins=sum(w for _, w in by_role.values()),
+            by_role=by_role,
+            recent=tuple(GameSummary(*row) for row in recent_rows),
+        )
+
+    async def leaderboard(
+        self, guild_id: int | None, *, limit: int = 10, min_games: int = 1
+    ) -> list[LeaderboardRow]:
+        """Humans with at least `min_games` finished games in the guild (None: everywhere),
+        best win rate first, then most wins, then most games."""
+        async with self._driver.read() as tx:
+            rows = await tx.all(
+                "WITH played AS ("
+                "  SELECT s.dealt_user_id AS user_id, s.dealt_name AS name, s.won,"
+                "    g.finished_at, g.id AS game_id"
+                "  FROM seats AS s JOIN games AS g ON g.id = s.game_id"
+                "  WHERE g.status = 'finished' AND s.dealt_user_id IS NOT NULL"
+                "  AND (CAST(:guild AS BIGINT) IS NULL OR g.guild_id = :guild)),"
+                " totals AS ("
+                "  SELECT user_id, COUNT(*) AS games, COALESCE(SUM(won), 0) AS wins"
+                "  FROM played GROUP BY user_id HAVING COUNT(*) >= :min_games)"
+                " SELECT t.user_id,"
+                "  (SELECT p.name FROM played AS p WHERE p.user_id = t.user_id"
+                "   ORDER BY p.finished_at DESC, p.game_id DESC LIMIT 1),"
+                "  t.games, t.wins, CAST(t.wins AS DOUBLE PRECISION) / t.games AS win_rate"
+                " FROM totals AS t"
+                " ORDER BY win_rate DESC, t.wins DESC, t.games DESC, t.user_id"
+                " LIMIT :limit",
+                {"guild": guild_id, "min_games": max(1, min_games), "limit": limit},
+            )
+        return [
+            LeaderboardRow(int(user), str(name), int(games), int(wins), float(rate))
+            for user, name, games, wins, rate in rows
+        ]
+
+    async def ai_fallbacks(self, guild_id: int | None) -> tuple[int, int]:
+        """(finished games, AI answers that fell back in them) in a guild (None: every
+        game): the alarm of issue 19, counted per game by the session (its state)."""
+        async with self._driver.read() as tx:
+            rows = await tx.all(
+                f"SELECT COUNT(*), COALESCE(SUM({self._driver.fallbacks}), 0)"
+                " FROM games WHERE status = 'finished'"
+                " AND (CAST(:guild AS BIGINT) IS NULL OR guild_id = :guild)",
+                {"guild": guild_id},
+            )
+        games, fallbacks = rows[0]
+        return int(games), int(fallbacks)
