@@ -12,6 +12,8 @@ import contextlib
 import logging
 import multiprocessing
 import socket
+import sqlite3
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -241,3 +243,34 @@ async def test_a_lost_connection_is_replaced_and_nothing_acknowledged_is_lost(
         if len(stored.record.actions) == 1:
             await store.append_action(game_id, 1, second)
         assert (await store.load_game(game_id)).record.actions == [first, second]
+
+
+async def test_schema_version_n_has_the_same_tables_and_columns_on_both_databases(
+    pg_url: str, pg_server: PgServer, tmp_path: Path
+) -> None:
+    """The two schemas share their version numbers: at the latest, the same tables and
+    columns (PostgreSQL adds only `shbot_schema`, its stand-in for `user_version`)."""
+    path = tmp_path / "shbot.db"
+    async with await Storage.open(path), await Storage.open(pg_url):
+        pass
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        tables = [
+            r[0]
+            for r in raw.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
+        on_sqlite = {
+            f"{table}.{column[1]}"
+            for table in tables
+            for column in raw.execute(f"PRAGMA table_info({table})")
+        }
+    rows = pg_server.sql(
+        _db(pg_url),
+        "SELECT table_name || '.' || column_name FROM information_schema.columns"
+        " WHERE table_schema = 'public' AND table_name <> 'shbot_schema'",
+    )
+    assert set(rows.split()) == on_sqlite
+    assert pg_server.sql(_db(pg_url), "SELECT version FROM shbot_schema").strip() == str(
+        SCHEMA_VERSION
+    )
