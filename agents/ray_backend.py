@@ -27,7 +27,10 @@ Connecting: `connect(address)` calls `ray.init` once per process: to `address`, 
 forwarded to this process (`log_to_driver=False`): an agent's traceback may quote a hand
 or a role, and the bot's log must not. Ray's usage statistics stay off (unless
 RAY_USAGE_STATS_ENABLED=1). The cluster's nodes need this project installed (the same
-image or `pip install .`), as a local pool's workers import it too.
+image or `pip install .`), as a local pool's workers import it too. Starting a local Ray
+instance takes seconds and, though the service builds its pool in a thread, held the
+event loop up to about a second on a busy 2-core machine (once, at start; sending a
+decision takes about a millisecond of the loop's time).
 """
 
 from __future__ import annotations
