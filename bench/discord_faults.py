@@ -89,7 +89,7 @@ from bot.discord import delivery, texts  # noqa: E402
 from bot.narrate import narrate  # noqa: E402
 from bot.storage import StoredGame  # noqa: E402
 from engine import Vote  # noqa: E402
-from tests.bot.discord.driver import components, text_of  # noqa: E402
+from tests.bot.discord.driver import components, decision_of, text_of  # noqa: E402
 from tests.bot.discord.harness import Harness  # noqa: E402
 
 KINDS = {"5xx": 0.35, "429": 0.25, "network": 0.25, "lost_response": 0.15}
@@ -289,7 +289,8 @@ class Members:
     table: Harness
     humans: list[simcord.MemberActor]
     rng: random.Random
-    done: set[tuple[int, int]] = field(default_factory=set)  # (message id, member id)
+    done: set[tuple[int, str]] = field(default_factory=set)  # (member id, decision)
+    parked: set[int] = field(default_factory=set)  # members whose hand was not ready yet
     accepted: Counter[tuple[int, str]] = field(default_factory=Counter)  # (member, kind)
     silent: int = 0  # "say nothing" to a claim: not an action, not stored as one
     refused: Counter[str] = field(default_factory=Counter)
@@ -304,11 +305,29 @@ class Members:
                 continue
             labels = [c.get("label") for c in parts]
             for member in self.humans:
-                if member.id not in message.raw_mentions or (message.id, member.id) in self.done:
+                if not self.mine(message, member):
                     continue
                 if "Ja" in labels and not _waited_for(message.content, member.name):
                     continue
                 out.append((message, member))
+        return out
+
+    def mine(self, message: discord.Message, member: simcord.MemberActor) -> list[dict[str, Any]]:
+        """The components of `message` for a decision of `member` not yet answered (one
+        message carries a round's decisions in turn: kept by decision, not message)."""
+        if member.id not in message.raw_mentions:
+            return []
+        session = self.table.bot.games.manager.for_channel(self.table.channel.id)
+        seat = None if session is None else session.table.seat_of(member.id)
+        out = []
+        for part in components(message):
+            owner = decision_of(part)
+            if owner is None or (member.id, owner[0]) in self.done:
+                continue
+            if owner[0].startswith("hand:") and member.id in self.parked:
+                continue
+            if owner[1] is None or owner[1] == seat:
+                out.append(part)
         return out
 
     def look_again(self) -> None:
@@ -316,9 +335,12 @@ class Members:
         self.done.clear()
 
     async def act(self, message: discord.Message, member: simcord.MemberActor) -> None:
-        self.done.add((message.id, member.id))
         self.actions += 1
-        parts = components(message)
+        parts = self.mine(message, member) or components(message)
+        owner = decision_of(parts[0])
+        decision = owner[0] if owner is not None else ""
+        parts = [p for p in parts if (o := decision_of(p)) is not None and o[0] == decision]
+        self.done.add((member.id, decision))
         select = next((c for c in parts if c.get("type") == 3), None)
         labels = [c.get("label") for c in parts if c.get("type") == 2]
         try:
@@ -329,8 +351,10 @@ class Members:
                 opened = await member.click(message, label=texts.BUTTON_HAND)
                 hand = opened.response
                 choices = [c["label"] for c in components(hand)] if hand is not None else []
-                if not choices:
+                if not choices:  # not yet (the President holds it) or gone: later
                     self.refused[_reply(opened)[:60]] += 1
+                    self.done.discard((member.id, decision))
+                    self.parked.add(member.id)
                     return
                 result = await member.click(hand, label=self.rng.choice(choices))
             else:
@@ -341,6 +365,7 @@ class Members:
         except Exception as exc:  # a click the simulated Discord could not complete
             self.click_errors[type(exc).__name__] += 1
             return
+        self.parked.clear()  # the game moved: a hand not ready before may be now
         reply = _reply(result)
         if reply.startswith("Done: "):
             self.accepted[(member.id, "other")] += 1

@@ -2,26 +2,34 @@
 
 What goes where:
 
-- `post` (public): one channel message per call, the narration of public events; the board
-  image is attached whenever the board moved. The game's first message carries **Show my
-  role**; a peek or an investigation carries **Show what you saw**. Both answer the
-  clicking member only, ephemerally.
+- One message per round (`bot.discord.rounds`): an election's vote message (Ja / Nein,
+  edited as votes come in: who has voted, never how) closes with every ballot and then
+  stays the round's message: the narration of the round, the open decisions (*calls*:
+  a line naming the member and that member's components) and the board are edited into
+  it, at most once per burst of the game (`flush`), and only when it would read
+  differently. The next vote starts the next round's message. Narration with no round
+  to join (the start) is posted, and that message becomes the round's.
+- `post` (public): narration; the board image is attached whenever the board moved. The
+  game's first message carries **Show my role**; a peek or an investigation carries
+  **Show what you saw**. Both answer the clicking member only, ephemerally.
 - `tell` (private): never in the channel. The member gets it through those buttons (the
   game's view is the source, so they work after a restart too) and, if `dm_secrets`, by
   direct message, best effort: a closed DM (403 / 50007) is logged once and remembered
   for the rest of the game, so that member gets no further DM attempts (each would
   spend the bot's invalid-request budget).
-- `ask`: a vote becomes one message per election with Ja / Nein buttons, edited as votes
-  come in (who has voted, never how) and closed with every ballot when the result is in.
-  Nominations and power targets are a select menu of the legal choices; a hand (discard,
-  enact, veto) is a public prompt with **Open your hand**, which shows the policies and
-  their buttons ephemerally. Claims are a select menu of what may be said. Only the member
-  who must act is mentioned (`allowed_mentions`).
-- `withdraw`: the prompt message loses its components and says why it closed.
+- `ask`: a vote joins the election's one vote message. Nominations and power targets are
+  a select menu of the legal choices; claims a select menu of what may be said; the
+  legislative session one line and one **Open your hand** button for both hands (the
+  policies show ephemerally to whoever holds them; the discard changes nothing the table
+  sees, so the Chancellor is told by DM that their hand is ready). A message edit pings
+  nobody: only a new message (a vote, a prompt with no round to join) pings the members
+  who must act (`allowed_mentions`).
+- `withdraw`: the call leaves its message (the narration tells what was chosen; a
+  reason the narration does not give, such as a timeout, is added as a line).
 - `reveal`: the full reveal, the final board and, when a belief model ran, the chart.
-- `resume` (after a restart): the messages of the open vote and prompts are found again
-  (their ids are stored, `MessageBook`): a prompt asked again edits its old message in
-  place, without a second ping unless its clock was reset; anything not asked again is
+- `resume` (after a restart): the messages of the open vote and calls are found again
+  (their ids are stored, `MessageBook`): a prompt asked again is edited into its old
+  message, without a second ping unless its clock was reset; anything not asked again is
   closed. Nothing is posted twice.
 
 Every request goes through `delivery.attempt`: transient failures are retried with
@@ -73,7 +81,7 @@ from ..narrate import narrate, tiles
 from ..ports import PermissionLost, Post, Private, Prompt, PromptKind, Reveal, Table, Waiting
 from ..storage import ShownMessage
 from . import texts
-from .components import ComponentId, button, select, view_of
+from .components import ComponentId, Route, button, select, view_of
 from .delivery import (
     MessageGone,
     attempt,
@@ -81,6 +89,7 @@ from .delivery import (
     permission_lost,
     translate_for,
 )
+from .rounds import QUIET_REASONS, Call, RoundMessage
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +100,7 @@ MAX_EMBED = 4096  # and for an embed's description
 ROLE, HAND, CANCEL = "role", "hand", "cancel"
 VOTE_EDIT_EVERY_S = 1.0  # at most one edit of a vote message per second (the last wins)
 DEADLINE_RESET_S = 1.0  # a restored prompt whose clock moved more than this pings again
+BLUE = discord.ButtonStyle.primary
 BLOCKING = ("View Channel", "Send Messages", "Send Messages in Threads")
 T = TypeVar("T")
 
@@ -162,10 +172,14 @@ def public_prompt_text(table: Table, prompt: Prompt) -> str:
             text = texts.PROMPT_SPECIAL.format(who=who)
         case Execute():
             text = texts.PROMPT_EXECUTE.format(who=who)
-        case Discard():
-            text = texts.PROMPT_DISCARD.format(who=who)
-        case Enact() | ProposeVeto():
-            text = texts.PROMPT_ENACT.format(who=who)
+        case Discard() | Enact() | ProposeVeto():
+            # One line for the whole session: the President's discard changes nothing the
+            # table sees, so the message is not edited between the two hands.
+            chancellor = view.chancellor
+            text = texts.PROMPT_SESSION.format(
+                president=mention(table, view.president),
+                chancellor=mention(table, chancellor) if chancellor is not None else "?",
+            )
         case VetoReply():
             chancellor = view.chancellor
             name = table.seats[chancellor].name if chancellor is not None else "?"
@@ -185,18 +199,22 @@ def public_prompt_text(table: Table, prompt: Prompt) -> str:
 
 def prompt_components(table: Table, prompt: Prompt) -> discord.ui.View:
     """The components of a public prompt: a select, veto buttons, or **Open your hand**."""
+    return view_of(*prompt_items(table, prompt))
+
+
+def prompt_items(table: Table, prompt: Prompt, named: bool = False) -> list[Route]:
+    """A prompt's components; `named`: each says whose it is (a message shared by
+    several members' calls)."""
     game = table.game_id
     kind = prompt_kind(prompt)
+    owner = f"{table.seats[prompt.seat].name}: " if named else ""
     if kind == "hand":
-        cid = ComponentId(str(game), HAND, str(prompt.seat))
-        return view_of(button(cid, texts.BUTTON_HAND, style=discord.ButtonStyle.primary))
+        return [button(hand_id(game, prompt.view), texts.BUTTON_HAND, style=BLUE)]
     if kind == "veto":
-        return view_of(
-            *(
-                button(option_id(game, prompt, i), option.label)
-                for i, option in enumerate(prompt.options)
-            )
-        )
+        return [
+            button(option_id(game, prompt, i), f"{owner}{option.label}"[:80])
+            for i, option in enumerate(prompt.options)
+        ]
     placeholder = texts.PICK_CLAIM if kind == "claim" else texts.PICK_TARGET
     if prompt.options and isinstance(prompt.options[0].action, Nominate):
         placeholder = texts.PICK_NOMINEE
@@ -205,7 +223,15 @@ def prompt_components(table: Table, prompt: Prompt) -> discord.ui.View:
         for i, option in enumerate(prompt.options)
     ]
     cid = ComponentId(str(game), prompt.id, str(prompt.seat))
-    return view_of(select(cid, options, placeholder=placeholder))
+    return [select(cid, options, placeholder=f"{owner}{placeholder}"[:150])]
+
+
+def hand_id(game_id: int, view: PlayerView) -> ComponentId:
+    """The **Open your hand** button of a legislative session: one for both hands, the
+    President's then the Chancellor's (`<president>.<chancellor>.<policies enacted>`
+    tells one session from the next)."""
+    enacted = view.liberal_policies + view.fascist_policies
+    return ComponentId(str(game_id), HAND, f"{view.president}.{view.chancellor}.{enacted}")
 
 
 def hand_components(table: Table, prompt: Prompt) -> discord.ui.View:
@@ -300,13 +326,16 @@ class _Vote:
     preamble: str = ""  # the narration that leads the message (the nomination...)
 
 
+Extra = tuple[ComponentId, str, discord.ButtonStyle]  # a narration's button
+
+
 @dataclass(slots=True)
 class _Held:
     """Narration held back to go out with the next message (see `post`)."""
 
     lines: list[str] = field(default_factory=list)
     board: tuple[str, bytes] | None = None
-    view: discord.ui.View | None = None
+    extra: Extra | None = None  # its button (Show my role...)
 
     @property
     def empty(self) -> bool:
@@ -315,12 +344,8 @@ class _Held:
     def text(self) -> str:
         return "\n".join(line for line in self.lines if line)
 
-    @property
-    def is_text_only(self) -> bool:
-        return self.board is None and self.view is None
-
     def clear(self) -> None:
-        self.lines, self.board, self.view = [], None, None
+        self.lines, self.board, self.extra = [], None, None
 
 
 @dataclass(slots=True)
@@ -329,7 +354,6 @@ class _GameState:
     alone; the ids of open prompts and votes are also kept in the `MessageBook`."""
 
     vote: _Vote | None = None
-    prompts: dict[tuple[str, int, PromptKind], tuple[int, str]] = field(default_factory=dict)
     waiting: Waiting | None = None
     pace: float = 0.0  # seconds between public messages (demo games)
     closed_dms: set[int] = field(default_factory=set)  # members whose DMs refused (403)
@@ -337,6 +361,12 @@ class _GameState:
     noted: set[str] = field(default_factory=set)  # missing permissions the table was told of
     blocked: bool = False  # the members were told the game cannot be shown
     held: _Held = field(default_factory=_Held)  # narration waiting for the next message
+    round: RoundMessage | None = None  # the round's message, edited as the round goes
+    older: list[RoundMessage] = field(default_factory=list)  # earlier ones, calls open
+
+    def rounds(self) -> list[RoundMessage]:
+        """Every round message still edited: the earlier ones, then the current one."""
+        return [*self.older, *([self.round] if self.round is not None else [])]
 
 
 class DiscordFrontend:
@@ -488,14 +518,30 @@ class DiscordFrontend:
         return await self._request(table, "a message", send)
 
     async def _edit(
-        self, table: Table, message_id: int, content: str, view: discord.ui.View | None
+        self,
+        table: Table,
+        message_id: int,
+        content: str,
+        view: discord.ui.View | None,
+        *,
+        files: Sequence[tuple[str, bytes]] = (),
     ) -> bool:
-        """Edit a message of the game; False if it is gone or Discord refused (logged)."""
+        """Edit a message of the game (`files` replace its attachments); False if it is
+        gone or Discord refused (logged)."""
         message = self._channel(table).get_partial_message(message_id)
+        if files and "Attach Files" in missing_in(self.client, table.channel_id):
+            files = ()
+            await self._note_missing(table, "Attach Files")
 
         async def edit() -> None:
+            mentions = discord.AllowedMentions.none()
+            if not files:
+                await message.edit(content=content, view=view, allowed_mentions=mentions)
+                return
+            # Fresh files for every try: a failed request has read them.
+            attached = [discord.File(io.BytesIO(data), filename=name) for name, data in files]
             await message.edit(
-                content=content, view=view, allowed_mentions=discord.AllowedMentions.none()
+                content=content, view=view, attachments=attached, allowed_mentions=mentions
             )
 
         try:
@@ -528,9 +574,8 @@ class DiscordFrontend:
             return
         state.noted.add(permission)
         log.info("game %d: no %s in its channel: text only", table.game_id, permission)
-        await self._post(
-            table, texts.NO_PERMISSION_NOTE.format(permission=permission), None, (), (), None
-        )
+        # Through `_send`: without Send Messages too, the game pauses on that alone.
+        await self._send(table, texts.NO_PERMISSION_NOTE.format(permission=permission))
 
     async def _remember(self, table: Table, key: str, message: ShownMessage) -> None:
         if self.book is None:
@@ -563,7 +608,7 @@ class DiscordFrontend:
         result = next((e for e in post.events if isinstance(e, ev.ElectionResult)), None)
         if result is not None and state.vote is not None:
             line = narrate(result, table.labels) or ""
-            if await self._close_vote(table, state.vote, line):
+            if await self._vote_to_round(table, state.vote, line):
                 # The vote message now shows every ballot: do not say it twice.
                 text = "\n".join(x for x in text.splitlines() if x != line)
             state.vote = None
@@ -576,51 +621,68 @@ class DiscordFrontend:
             files.append(await self._board_file(table, post.board))
         if not text and not files:
             return
-        view: discord.ui.View | None = None
+        extra: tuple[ComponentId, str, discord.ButtonStyle] | None = None
         game = str(table.game_id)
         if any(isinstance(e, ev.GameStarted) for e in post.events):
             text += "\n" + texts.ROLES_DEALT
-            view = view_of(
-                button(
-                    ComponentId(game, ROLE), texts.BUTTON_ROLE, style=discord.ButtonStyle.primary
-                )
-            )
+            extra = (ComponentId(game, ROLE), texts.BUTTON_ROLE, discord.ButtonStyle.primary)
         elif any(
             isinstance(e, ev.PlayerInvestigated)
             or (isinstance(e, ev.PowerGranted) and e.power is Power.POLICY_PEEK)
             for e in post.events
         ):
-            view = view_of(button(ComponentId(game, ROLE), texts.BUTTON_SEEN))
+            extra = (ComponentId(game, ROLE), texts.BUTTON_SEEN, discord.ButtonStyle.secondary)
         if state.pace:  # a demo: each line as it comes, at the spectators' pace
+            view = view_of(button(extra[0], extra[1], style=extra[2])) if extra else None
             await self._post_text(table, text, view=view, files=files)
             await asyncio.sleep(state.pace)
             return
+        rnd = state.round
+        if rnd is not None and state.vote is None:
+            if rnd.fits(text) and (extra is None or not rnd.extra):
+                # Told on the round's message, at its next edit (`flush`).
+                rnd.add_line(text)
+                if files:
+                    rnd.board = files[0]
+                if extra is not None:
+                    rnd.extra.append(extra)
+                return
+            await self._retire_round(table)  # full: the next message starts anew
         # Held back, to go out with the next prompt or vote of the same burst, or alone
         # once the burst is over (`flush`): one message where there were several.
         held = state.held
-        if (view is not None and held.view is not None) or (
+        if (extra is not None and held.extra is not None) or (
             len(held.text()) + len(text) > MAX_CONTENT // 2
         ):
             await self._flush(table)
         held.lines.append(text)
         if files:
             held.board = files[0]  # the latest board is the one to show
-        if view is not None:
-            held.view = view
+        if extra is not None:
+            held.extra = extra
 
     async def flush(self, table: Table) -> None:
-        """The burst is over: post the narration held back, if any."""
+        """The burst is over: show the round messages as they stand now, and post the
+        narration held back, if any."""
+        await self._show_rounds(table)
         await self._flush(table)
 
     async def _flush(self, table: Table) -> None:
-        """Post the held narration (with its board and button) as one message."""
-        held = self.state(table.game_id).held
+        """Post the held narration (with its board and button) as one message, which
+        becomes the round's message (the next calls and narration are edited in)."""
+        state = self.state(table.game_id)
+        held = state.held
         if held.empty:
             return
-        await self._post_text(
-            table, held.text(), view=held.view, files=[held.board] if held.board else []
+        extra = held.extra
+        view = view_of(button(extra[0], extra[1], style=extra[2])) if extra else None
+        parts = chunks(held.text(), MAX_CONTENT)
+        message = await self._post_text(
+            table, held.text(), view=view, files=[held.board] if held.board else []
         )
         held.clear()
+        await self._retire_round(table)
+        state.round = RoundMessage(message.id, [parts[-1]], extra=[extra] if extra else [])
 
     def _lead(self, table: Table, room: int) -> tuple[str, list[tuple[str, bytes]]]:
         """The held narration and board, to lead a prompt's message (`room`: the characters
@@ -628,9 +690,64 @@ class DiscordFrontend:
         the caller flushes it first). The caller clears it once its message is sent: a
         send that fails keeps it for the next try."""
         held = self.state(table.game_id).held
-        if not held.text() or held.view is not None or len(held.text()) > room:
+        if not held.text() or held.extra is not None or len(held.text()) > room:
             return "", []
         return held.text(), [held.board] if held.board else []
+
+    # --- round messages ---------------------------------------------------------------
+
+    async def _vote_to_round(self, table: Table, vote: _Vote, result: str) -> bool:
+        """The result closes the vote's message, which becomes the round's message
+        (shown at the end of the burst); False if there was no message."""
+        await _cancel_refresh(vote)
+        if vote.message_id is None:
+            return False
+        await self._forget(table, vote_key(vote.prompt_id))
+        await self._retire_round(table)
+        lines = [_vote_closed(vote.preamble, result)]
+        self.state(table.game_id).round = RoundMessage(vote.message_id, lines, dirty=True)
+        return True
+
+    async def _retire_round(self, table: Table) -> None:
+        """The current round message grows no more: shown as it stands, and kept while
+        calls on it are open."""
+        state = self.state(table.game_id)
+        rnd, state.round = state.round, None
+        if rnd is None:
+            return
+        if rnd.calls:
+            state.older.append(rnd)
+        await self._show_round(table, rnd)
+
+    async def _show_rounds(self, table: Table) -> None:
+        """Edit every round message that changed (one edit per message per burst)."""
+        state = self.state(table.game_id)
+        for rnd in state.rounds():
+            await self._show_round(table, rnd)
+        state.older = [rnd for rnd in state.older if rnd.calls]
+
+    async def _show_round(self, table: Table, rnd: RoundMessage) -> None:
+        if not rnd.dirty:
+            return
+        content = rnd.text()
+        view = rnd.view(lambda prompt, named: prompt_items(table, prompt, named))
+        files = [rnd.board] if rnd.board else []
+        rows = view.to_components() if view else []
+        ids = tuple(str(c.get("custom_id")) for row in rows for c in row["components"])
+        looks = (content, ids)
+        # An edit only when the message would read differently.
+        changed = bool(files) or looks != rnd.shown
+        if changed and not await self._edit(table, rnd.message_id, content, view, files=files):
+            # Gone (a moderator deleted it?): the round goes on in a new message.
+            rnd.message_id = (await self._send(table, content, view=view, files=files)).id
+        rnd.dirty, rnd.board, rnd.shown = False, None, looks
+        for key, call in rnd.calls.items():  # where a restart finds the call again
+            shown = ShownMessage(rnd.message_id, rnd.body(), call.prompt.deadline)
+            await self._remember(table, key, shown)
+
+    def _round_of(self, table: Table, key: str) -> RoundMessage | None:
+        """The round message showing the call filed under `key`, if any."""
+        return next((r for r in self.state(table.game_id).rounds() if key in r.calls), None)
 
     async def _post_text(
         self,
@@ -639,12 +756,13 @@ class DiscordFrontend:
         *,
         view: discord.ui.View | None = None,
         files: Sequence[tuple[str, bytes]] = (),
-    ) -> None:
-        """`text` in as many messages as it needs, the view and files on the last."""
+    ) -> discord.Message:
+        """`text` in as many messages as it needs, the view and files on the last
+        (returned)."""
         parts = chunks(text, MAX_CONTENT)
         for part in parts[:-1]:
             await self._send(table, part)
-        await self._send(table, parts[-1], view=view, files=files)
+        return await self._send(table, parts[-1], view=view, files=files)
 
     async def tell(self, table: Table, private: Private) -> None:
         """Private information: never in the channel; by DM when enabled (best effort)."""
@@ -699,34 +817,56 @@ class DiscordFrontend:
                 await self._show_vote(table, vote)  # a seat asked later (/back): refresh
             return
         text = public_prompt_text(table, prompt)
-        components = prompt_components(table, prompt)
         user_id = table.seats[prompt.seat].user_id
         pings = [user_id] if user_id is not None else []
         key = prompt_key(prompt)
+        call = Call(prompt, text)
         shown = state.restored.pop(key, None)
-        if shown is not None and await self._edit(
-            table, shown.message_id, shown.content, components
-        ):
-            # The same message, as it read (with the narration that led it), bound again.
-            message_id, text = shown.message_id, shown.content
+        rnd = state.round
+        if shown is not None:
+            # Asked again after a restart: its message, as it read, takes the call again.
+            found = next((r for r in state.rounds() if r.message_id == shown.message_id), None)
+            if found is None:
+                await self._retire_round(table)
+                found = state.round = RoundMessage(shown.message_id, [shown.content])
+            found.calls[key] = call
+            found.dirty = True
             if _clock_reset(shown.deadline, prompt.deadline) and pings:
                 reset = texts.CLOCK_RESET.format(who=mention(table, prompt.seat))
                 await self._send(table, reset, pings=pings)
-        else:  # a new message: the narration held back leads it
+        elif rnd is not None and state.vote is None and rnd.fits(text):
+            rnd.calls[key] = call  # edited into the round's message (`flush`)
+            rnd.dirty = True
+            if isinstance(prompt.options[0].action, Enact | ProposeVeto) and pings:
+                # The session's line did not change: the Chancellor hears it is their turn.
+                await self._nudge(table, pings[0])
+        else:  # a new message, which the round goes on in: the narration held leads it
             lead, files = self._lead(table, MAX_CONTENT - len(text) - 2)
-            if lead:
-                text = f"{lead}\n\n{text}"
-            else:
+            if not lead:
                 await self._flush(table)
-            sent = await self._send(table, text, view=components, pings=pings, files=files)
-            message_id = sent.id
+            await self._retire_round(table)
+            sent = await self._send(
+                table,
+                f"{lead}\n\n{text}" if lead else text,
+                view=prompt_components(table, prompt),
+                pings=pings,
+                files=files,
+            )
             if lead:
                 state.held.clear()  # it went out with the prompt
-        state.prompts[(prompt.id, prompt.seat, prompt.kind)] = (message_id, text)
-        await self._remember(table, key, ShownMessage(message_id, text, prompt.deadline))
+            state.round = RoundMessage(sent.id, [lead], {key: call})
+            await self._remember(table, key, ShownMessage(sent.id, lead, prompt.deadline))
+
+    async def _nudge(self, table: Table, user_id: int) -> None:
+        """Tell the Chancellor privately that their hand is ready (a message edit pings
+        nobody, and the session's line reads the same before and after the discard)."""
+        if self.dm_secrets and table.channel_id is not None:
+            text = texts.HAND_READY.format(game=table.game_id, channel=table.channel_id)
+            await self._dm(table, user_id, text)
 
     async def withdraw(self, table: Table, prompt: Prompt, reason: str) -> None:
-        """Take the components off a closed prompt and say why it closed."""
+        """Take a closed prompt's call off its message, saying why it closed when the
+        narration does not (at the message's next edit)."""
         state = self.state(table.game_id)
         vote = state.vote
         if vote is not None and prompt.id == vote.prompt_id and prompt_kind(prompt) == "vote":
@@ -736,22 +876,15 @@ class DiscordFrontend:
             if not vote.open:
                 vote.ended = reason
             return
-        found = state.prompts.pop((prompt.id, prompt.seat, prompt.kind), None)
-        if found is None:
-            return  # sent before a restart: its buttons answer that they are stale
-        message_id, text = found
-        held = state.held
-        said = (  # the narration held is this seat's claim (it names them)
-            prompt.kind is PromptKind.CLAIM
-            and held.is_text_only
-            and table.seats[prompt.seat].label in held.text()
-        )
-        if said:  # the claim just made is told on its own prompt, not in a new message
-            reason = held.text()
-        closed = texts.PROMPT_CLOSED.format(text=text, reason=reason)
-        if await self._edit(table, message_id, closed, None) and said:
-            held.clear()
-        await self._forget(table, prompt_key(prompt))
+        key = prompt_key(prompt)
+        rnd = self._round_of(table, key)
+        if rnd is None:
+            return  # shown before a restart: its buttons answer that they are stale
+        del rnd.calls[key]
+        rnd.dirty = True
+        if reason not in QUIET_REASONS:
+            rnd.add_line(f"> {table.seats[prompt.seat].name}: {reason}")
+        await self._forget(table, key)
 
     async def waiting(self, table: Table, waiting: Waiting) -> None:
         """Remember it for /status; during a vote, show who has voted."""
@@ -772,6 +905,10 @@ class DiscordFrontend:
         state = self.state(table.game_id)
         for key, shown in list(state.restored.items()):
             del state.restored[key]
+            if any(r.message_id == shown.message_id for r in state.rounds()):
+                # A round message that took calls again: it shows the round as it is now.
+                await self._forget(table, key)
+                continue
             if key.startswith("vote:"):
                 content = _vote_closed(_preamble(shown.content), texts.CLOSED_BY_RESTART)
             else:
@@ -786,6 +923,7 @@ class DiscordFrontend:
         if vote is not None:
             await self._close_vote(table, vote, texts.GAME_OVER)
         await self._close_restored(table)
+        await self._show_rounds(table)
         await self._flush(table)
         files = [await self._board_file(table, reveal.view)]
         if reveal.suspicion:
@@ -883,6 +1021,7 @@ class DiscordFrontend:
                         await self._send(table, texts.CLOCK_RESET.format(who=who), pings=pings)
                 return
         pings = [u for s in vote.voters if (u := table.seats[s].user_id) is not None]
+        await self._retire_round(table)  # the vote starts the next round's message
         # The narration held back (the nomination...) leads the vote message.
         vote.preamble, files = self._lead(table, MAX_CONTENT // 2)
         if not vote.preamble:
@@ -912,15 +1051,20 @@ class DiscordFrontend:
 
     async def _close_vote(self, table: Table, vote: _Vote, result: str) -> bool:
         """Show the result on the vote message; False if there was none to edit."""
-        if vote.refresh is not None:  # the result supersedes any pending refresh
-            vote.refresh.cancel()
-            await asyncio.gather(vote.refresh, return_exceptions=True)
+        await _cancel_refresh(vote)
         if vote.message_id is None:
             return False
         closing = _vote_closed(vote.preamble, result)
         closed = await self._edit(table, vote.message_id, closing, None)
         await self._forget(table, vote_key(vote.prompt_id))
         return closed
+
+
+async def _cancel_refresh(vote: _Vote) -> None:
+    """The vote's result supersedes any coalesced edit still waiting."""
+    if vote.refresh is not None:
+        vote.refresh.cancel()
+        await asyncio.gather(vote.refresh, return_exceptions=True)
 
 
 def _clock_reset(shown: float | None, now: float | None) -> bool:

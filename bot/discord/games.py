@@ -20,7 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 import discord
 
-from engine import IllegalAction, RecordError, Variant
+from engine import IllegalAction, Phase, RecordError, Variant
 
 from ..agent_port import AgentPort
 from ..config import Config
@@ -350,10 +350,20 @@ class DiscordGames:
     async def _open_hand(
         self, interaction: discord.Interaction, session: GameSession, seat: int, cid: ComponentId
     ) -> None:
-        owner = int(cid.arg or -1)
-        if owner != seat:
+        # `<president>.<chancellor>.<policies enacted>`: one button for both hands of a
+        # session; `<seat>`: a hand's own button (shown before a restart into this version).
+        try:
+            seats = [int(x) for x in (cid.arg or "").split(".")]
+        except ValueError:
+            await answer(interaction, texts.UNKNOWN_COMPONENT)
+            return
+        if len(seats) == 1 and seats[0] != seat:
+            owner = seats[0]
             name = session.table.seats[owner].name if 0 <= owner < len(session.table.seats) else "?"
             await answer(interaction, texts.NOT_YOUR_HAND.format(label=name))
+            return
+        if len(seats) == 3 and seat not in seats[:2]:
+            await answer(interaction, texts.HAND_NOT_IN_GOVERNMENT)
             return
         prompt = next(
             (
@@ -364,7 +374,9 @@ class DiscordGames:
             None,
         )
         if prompt is None:
-            await answer(interaction, texts.HAND_EMPTY)
+            public = session.spectator_view()
+            waits = public.phase is Phase.PRESIDENT_DISCARD and public.chancellor == seat
+            await answer(interaction, texts.HAND_NOT_YET if waits else texts.HAND_EMPTY)
             return
         # The question names the policies in hand: this reply is for the seat alone.
         await interaction.response.send_message(

@@ -147,8 +147,10 @@ PROMPT_NOMINATE = "{who}, you are the presidential candidate: nominate a chancel
 PROMPT_INVESTIGATE = "President {who}: investigate a player's loyalty (only you will see it)."
 PROMPT_SPECIAL = "President {who}: choose the next presidential candidate."
 PROMPT_EXECUTE = "President {who}: execute a player."
-PROMPT_DISCARD = "President {who}: open your hand and discard one of your three policies."
-PROMPT_ENACT = "Chancellor {who}: open your hand and enact one of your two policies."
+PROMPT_SESSION = (
+    "Legislative session: President {president} discards one of three policies, then "
+    "Chancellor {chancellor} enacts one of the two left. Open your hand when it is yours."
+)
 PROMPT_VETO_REPLY = "President {who}: Chancellor {chancellor} proposes to veto this agenda. Agree?"
 PROMPT_CLAIM_SESSION = (
     "{who}: you may tell the table what you saw in the legislative session "
@@ -184,6 +186,9 @@ NOT_YOUR_PROMPT = "This choice is for {label}, not for you."
 NOT_YOUR_HAND = "This hand belongs to {label}; only they can open it."
 AI_PLAYS_YOUR_SEAT = "An AI plays your seat now. Type /back to take it back."
 HAND_EMPTY = "You hold no policies now: the game has moved on."
+HAND_NOT_YET = "Not yet: the President still holds the policies. Your hand comes next."
+HAND_NOT_IN_GOVERNMENT = "Only the President and the Chancellor hold policies."
+HAND_READY = "Game #{game}: the President passed you two policies. Open your hand in <#{channel}>."
 DEAD = "You are dead: the dead take no part in the game."
 GAME_OVER = "This game is over."
 GAME_CANCELLED = "This game was cancelled."

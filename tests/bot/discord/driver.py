@@ -14,6 +14,9 @@ from typing import Any
 import discord
 import simcord
 
+from bot.discord.components import ComponentId
+from bot.discord.texts import BUTTON_HAND as HAND_LABEL
+
 from .harness import Harness, embed_text
 
 
@@ -33,20 +36,62 @@ def text_of(message: discord.Message | simcord.ResponseMessage) -> str:
     return f"{message.content}\n{embed_text(message)}"
 
 
+def decision_of(part: dict[str, Any]) -> tuple[str, int | None] | None:
+    """(the decision a component answers, the seat it is for or None when shared);
+    None for components that answer no decision (Show my role...)."""
+    cid = ComponentId.parse(part.get("custom_id") or "")
+    if cid is None or cid.action in ("role", "cancel"):
+        return None
+    arg = cid.arg or ""
+    if cid.action == "hand":  # one button for the President's and Chancellor's hands
+        return f"hand:{arg}", None
+    if part.get("type") == 3:  # a select: `<seat>`
+        return cid.action, int(arg)
+    if "." in arg:  # a button of one seat: `<seat>.<index>`
+        return cid.action, int(arg.partition(".")[0])
+    return cid.action, None  # a vote button, shared by every voter
+
+
 @dataclass
 class Driver:
-    """Acts for the given members until nothing is left for them to do."""
+    """Acts for the given members until nothing is left for them to do.
+
+    One message may carry several members' decisions in turn (the round message is
+    edited as the round goes): what a member has done is kept by decision, not by
+    message."""
 
     table: Harness
     humans: list[simcord.MemberActor]
     seed: int = 0
     rng: random.Random = field(init=False)
-    done: set[tuple[int, int]] = field(default_factory=set)  # (message id, member id)
+    done: set[tuple[int, str]] = field(default_factory=set)  # (member id, decision)
     replies: list[str] = field(default_factory=list)  # every answer the members got
     hands_opened: int = 0
+    parked: set[int] = field(default_factory=set)  # members whose hand was not ready yet
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
+
+    def seat_of(self, member: simcord.MemberActor) -> int | None:
+        """The member's seat at this channel's table (each player knows their own)."""
+        session = self.table.bot.games.manager.for_channel(self.table.channel.id)
+        return None if session is None else session.table.seat_of(member.id)
+
+    def mine(self, message: discord.Message, member: simcord.MemberActor) -> list[dict[str, Any]]:
+        """The components of `message` that answer a decision of `member` not yet made."""
+        if member.id not in message.raw_mentions:
+            return []
+        seat = self.seat_of(member)
+        out = []
+        for part in components(message):
+            owner = decision_of(part)
+            if owner is None or (member.id, owner[0]) in self.done:
+                continue
+            if owner[0].startswith("hand:") and member.id in self.parked:
+                continue
+            if owner[1] is None or owner[1] == seat:
+                out.append(part)
+        return out
 
     def pending(self) -> list[tuple[discord.Message, simcord.MemberActor]]:
         """(prompt message, member) pairs waiting for that member, oldest first."""
@@ -55,28 +100,39 @@ class Driver:
             if not components(message):
                 continue
             for member in self.humans:
-                if member.id in message.raw_mentions and (message.id, member.id) not in self.done:
+                if self.mine(message, member):
                     out.append((message, member))
         return out
 
     async def act(self, message: discord.Message, member: simcord.MemberActor) -> str:
-        """Answer one prompt message as `member`; returns the reply they saw."""
-        self.done.add((message.id, member.id))
-        parts = components(message)
-        select = next((c for c in parts if c.get("type") == 3), None)
-        labels = [c.get("label") for c in parts if c.get("type") == 2]
+        """Answer one decision on a message as `member`; returns the reply they saw."""
+        parts = self.mine(message, member) or components(message)
+        owner = decision_of(parts[0])
+        decision = owner[0] if owner is not None else None
+        same = [p for p in parts if (o := decision_of(p)) is not None and o[0] == decision]
+        group = same or parts
+        if decision is not None:
+            self.done.add((member.id, decision))
+        select = next((c for c in group if c.get("type") == 3), None)
+        labels = [c.get("label") for c in group if c.get("type") == 2]
         if select is not None:
             value = self.rng.choice([o["value"] for o in select["options"]])
             result = await member.select(message, [value], custom_id=select["custom_id"])
-        elif "Open your hand" in labels:
-            opened = await member.click(message, label="Open your hand")
+        elif HAND_LABEL in labels:
+            opened = await member.click(message, label=HAND_LABEL)
             self.hands_opened += 1
             assert opened.ephemeral and opened.response is not None, opened
             hand = opened.response
+            if not components(hand):  # not yet: the President still holds the policies
+                self.done.discard((member.id, str(decision)))
+                self.parked.add(member.id)
+                self.replies.append(hand.content)
+                return hand.content
             choice = self.rng.choice([c["label"] for c in components(hand)])
             result = await member.click(hand, label=choice)
         else:
             result = await member.click(message, label=self.rng.choice(labels))
+        self.parked.clear()  # the game moved: a hand not ready before may be now
         reply = _reply(result)
         self.replies.append(reply)
         return reply

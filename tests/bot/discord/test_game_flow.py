@@ -177,7 +177,9 @@ async def test_clicks_are_checked_against_the_session(table: Harness) -> None:
     nominated = await president.select(message, [value], custom_id=select["custom_id"])
     assert nominated.ephemeral
     await table.until(lambda: not components(table.message(message.id)), what="prompt closed")
-    assert table.message(message.id).content.endswith("> Done.")
+    # The call leaves the round's message, which tells the nomination instead.
+    assert "nominate a chancellor" not in table.message(message.id).content
+    assert "nominates" in table.message(message.id).content
 
     # The vote: one message, Ja / Nein for everyone, showing who voted but never how.
     await table.until(lambda: any("**Vote**" in m.content for m in table.channel_messages()))
@@ -201,24 +203,28 @@ async def test_clicks_are_checked_against_the_session(table: Harness) -> None:
         await member.click(vote, label="Ja")
     await table.until(lambda: "Vote closed" in table.message(vote.id).content)
     closed = table.message(vote.id)
-    assert not components(closed)
+    assert not [c for c in components(closed) if c.get("label") in ("Ja", "Nein")]
     assert "The government is elected. Ja: " in closed.content and "Nein: nobody" in closed.content
 
-    # The president's hand: a public prompt, the policies only in an ephemeral reply.
+    # The session's hands: one public call on the round's message (the vote's), the
+    # policies only in an ephemeral reply to the member who holds them.
     def hand_prompt() -> bool:
         return any(
-            "open your hand" in m.content and components(m) for m in table.channel_messages()
+            "Legislative session" in m.content and components(m) for m in table.channel_messages()
         )
 
     await table.until(hand_prompt, what="the president's hand")
     hand = next(
-        m for m in table.channel_messages() if "open your hand" in m.content and components(m)
+        m for m in table.channel_messages() if "Legislative session" in m.content and components(m)
     )
-    holder = next(m for m in humans if m.id in hand.raw_mentions)
-    other = next(m for m in humans if m.id != holder.id)
+    assert hand.id == vote.id  # the round goes on in the vote's message
+    holder, chancellor = (next(m for m in humans if m.id == i) for i in hand.raw_mentions)
+    other = next(m for m in humans if m.id not in hand.raw_mentions)
     not_yours = await other.click(hand, label="Open your hand")
     assert not_yours.ephemeral and not_yours.response is not None
-    assert not_yours.response.content.startswith("This hand belongs to ")
+    assert not_yours.response.content == texts.HAND_NOT_IN_GOVERNMENT
+    too_soon = await chancellor.click(hand, label="Open your hand")
+    assert too_soon.response is not None and too_soon.response.content == texts.HAND_NOT_YET
     first_look = await holder.click(hand, label="Open your hand")
     second_look = await holder.click(hand, label="Open your hand")
     assert first_look.ephemeral and first_look.response is not None
@@ -232,6 +238,16 @@ async def test_clicks_are_checked_against_the_session(table: Harness) -> None:
     assert stale.response is not None
     assert stale.response.content == "That choice is no longer open: the game has moved on."
     assert all("You drew" not in m.content for m in table.channel_messages())
+    # The chancellor's turn: the same button now opens their two policies, and they
+    # are told privately that their hand is ready (an edit pings nobody).
+    await table.until(
+        lambda: any(
+            "passed you two policies" in m.content for m in chancellor.user.dm_channel.history()
+        ),
+        what="the chancellor's nudge",
+    )
+    their_look = await chancellor.click(hand, label="Open your hand")
+    assert their_look.response is not None and components(their_look.response)
 
 
 async def test_a_restart_mid_game_keeps_every_old_button_working(table: Harness) -> None:
