@@ -84,15 +84,15 @@ class GameLog:
         action_json = _dumps(action.to_dict(), "action")
         now = self._clock()
         async with self._driver.write() as tx:
-            row = await _one(
-                tx,
-                "SELECT status, (SELECT COALESCE(MAX(seq), -1) + 1 FROM actions"
-                f" WHERE game_id = games.id) FROM games WHERE id = ?{tx.lock}",
-                (game_id,),
-            )
+            # The game's row first (locked on PostgreSQL), then the log's length in a
+            # statement of its own: it sees every append that committed while we waited.
+            row = await _one(tx, f"SELECT status FROM games WHERE id = ?{tx.lock}", (game_id,))
             if row is None:
                 raise StorageError(f"No game #{game_id}.")
-            status, expected = row
+            status = row[0]
+            [(expected,)] = await tx.all(
+                "SELECT COALESCE(MAX(seq), -1) + 1 FROM actions WHERE game_id = ?", (game_id,)
+            )
             if status != "running":
                 raise StorageError(f"Game #{game_id} is {status}; it takes no more actions.")
             if seq != expected:

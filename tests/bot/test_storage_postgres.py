@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import random
 import socket
 import sqlite3
 from pathlib import Path
@@ -27,6 +28,7 @@ from bot.storage import (
     NewerDatabase,
     NotShbotDatabase,
     ReadOnlyDatabase,
+    SeatRecord,
     Storage,
     StorageError,
 )
@@ -274,3 +276,39 @@ async def test_schema_version_n_has_the_same_tables_and_columns_on_both_database
     assert pg_server.sql(_db(pg_url), "SELECT version FROM shbot_schema").strip() == str(
         SCHEMA_VERSION
     )
+
+
+async def test_two_processes_appending_to_one_game_store_each_action_once(
+    pg_url: str,
+) -> None:
+    """What the shard claim prevents, if it ever failed: two stores (two sessions, as two
+    processes) append the same game's actions at once. Each index is stored once; the
+    loser of each race is told the action is already stored; the log replays."""
+    game = Game(7, seed=5)
+    rng = random.Random(5)
+    while not game.is_over and len(game.actions) < 40:
+        seat = game.awaiting()[0]
+        game.apply(rng.choice(game.legal_actions(seat)))
+    async with await Storage.open(pg_url) as a, await Storage.open(pg_url) as b:
+        game_id = await a.create_game(
+            players=7,
+            variant=game.variant,
+            seed=5,
+            seats=[SeatRecord(s, f"p{s}", None, "random") for s in range(7)],
+            options={},
+        )
+
+        async def drive(store: Storage) -> list[str]:
+            outcomes = []
+            for seq, action in enumerate(game.actions):
+                try:
+                    await store.append_action(game_id, seq, action)
+                    outcomes.append("stored")
+                except StorageError as exc:
+                    assert "already stored" in str(exc), exc
+                    outcomes.append("refused")
+            return outcomes
+
+        first, second = await asyncio.gather(drive(a), drive(b))
+        assert all({x, y} == {"stored", "refused"} for x, y in zip(first, second, strict=True))
+        assert (await a.load_game(game_id)).record.actions == game.actions
