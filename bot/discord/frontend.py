@@ -72,6 +72,7 @@ from engine import (
     Power,
     PresidentClaim,
     ProposeVeto,
+    Role,
     VetoReply,
     Vote,
 )
@@ -593,11 +594,14 @@ class DiscordFrontend:
         except Exception as exc:
             log.warning("game %d: message id not dropped (%s)", table.game_id, type(exc).__name__)
 
-    async def _board_file(self, table: Table, view: PlayerView) -> tuple[str, bytes]:
+    async def _board_file(
+        self, table: Table, view: PlayerView, roles: Sequence[Role] | None = None
+    ) -> tuple[str, bytes]:
+        """The board image (`roles`: every seat's, on the final board only)."""
         from ..render import render_board  # Pillow: imported when first needed
 
         names = [s.name for s in table.seats]
-        return "board.png", await asyncio.to_thread(render_board, view, names)
+        return "board.png", await asyncio.to_thread(render_board, view, names, roles)
 
     # --- the port ---------------------------------------------------------------------
 
@@ -925,7 +929,7 @@ class DiscordFrontend:
         await self._close_restored(table)
         await self._show_rounds(table)
         await self._flush(table)
-        files = [await self._board_file(table, reveal.view)]
+        files = [await self._board_file(table, reveal.view, reveal.roles)]
         if reveal.suspicion:
             from ..render import render_suspicion_chart
 
