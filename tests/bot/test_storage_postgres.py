@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from bot.frontends.fake import FakeFrontend
+from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
 from bot.migrations import SCHEMA_VERSION
 from bot.storage import (
@@ -33,6 +33,8 @@ from bot.storage import (
     StorageError,
 )
 from engine import Game, Party, Role, WinReason
+from tests.bot.conftest import normalised
+from tests.bot.test_recovery import Freezer, _kill_points, _play
 from tests.bot.test_storage_faults import DAMAGE, HUMAN, _three_games
 
 if TYPE_CHECKING:
@@ -312,3 +314,34 @@ async def test_two_processes_appending_to_one_game_store_each_action_once(
         first, second = await asyncio.gather(drive(a), drive(b))
         assert all({x, y} == {"stored", "refused"} for x, y in zip(first, second, strict=True))
         assert (await a.load_game(game_id)).record.actions == game.actions
+
+
+@pytest.mark.parametrize("after_write", [False, True], ids=["before-store", "after-store"])
+async def test_a_game_killed_mid_play_resumes_identically_on_postgres(
+    pg_server: PgServer, after_write: bool
+) -> None:
+    """test_recovery's kill-and-resume on PostgreSQL, at a few phases: the session stops
+    just before (or after) action k is stored, a new manager on a new connection resumes
+    it, and it ends exactly as the game played without interruption."""
+    async with await Storage.open(":memory:") as memory:
+        played, _ = await _play(memory)
+        await asyncio.wait_for(played.run(), 30)
+    reference = played.game
+    points = _kill_points(reference)
+    for name in ("mid-vote", "discard", "execute", "president claim"):
+        index = points[name]
+        url = pg_server.create_database(f"killed_{after_write}_{name.replace(' ', '_')}")
+        store = await Storage.open(url)
+        freezer = Freezer(store, index, after_write=after_write)
+        first, _ = await _play(freezer)
+        await asyncio.wait_for(freezer.frozen.wait(), 30)
+        await first.stop()
+        await store.close()
+
+        async with await Storage.open(url) as store:
+            [resumed] = await SessionManager(store, FakeFrontend(answer=scripted)).recover()
+            assert len(resumed.game.actions) == index + after_write, name
+            await asyncio.wait_for(resumed.wait(), 30)
+            assert normalised(resumed.game) == normalised(reference), name
+            stored = await store.load_game(resumed.game_id)
+            assert stored.status == "finished" and stored.record.actions == resumed.game.actions
