@@ -35,6 +35,7 @@ from bot.migrations import SCHEMA_VERSION
 from bot.session import SessionOptions
 from bot.storage import (
     CannotOpen,
+    ConnectionLost,
     DatabaseBusy,
     DiskFull,
     GameDamaged,
@@ -42,6 +43,7 @@ from bot.storage import (
     PermissionDenied,
     ReadOnlyDatabase,
     SeatRecord,
+    ShardsLost,
     Storage,
     StorageError,
 )
@@ -464,5 +466,7 @@ def test_every_storage_fault_is_a_storage_error() -> None:
         DatabaseBusy,
         DiskFull,
         GameDamaged,
+        ConnectionLost,
+        ShardsLost,
     ):
         assert issubclass(kind, StorageError)
