@@ -275,14 +275,28 @@ def population(name: str, iterations: int) -> list[str]:
     return specs[name]
 
 
-def play_population(name: str, games: int, seed: int, iterations: int) -> list[GameRecord]:
-    """`games` games of a population (player counts 5-10 in turn), from (name, seed)."""
+def play_population(
+    name: str, games: int, seed: int, iterations: int, cache_dir: Path | None = None
+) -> list[GameRecord]:
+    """`games` games of a population (player counts 5-10 in turn), from (name, seed).
+
+    With `cache_dir`, the records are kept there as JSON, so that several runs (each
+    under the machine's time limit) score the same games.
+    """
+    cached = None
+    if cache_dir is not None:
+        cached = cache_dir / f"{name}_g{games}_s{seed}_i{iterations}.json"
+        if cached.exists():
+            return [GameRecord.from_dict(r) for r in json.loads(cached.read_text())]
     specs = population(name, iterations)
     rng = random.Random(f"belief-transfer:{name}:{seed}")
     records = []
     for index in range(games):
         seats = [rng.choice(specs) for _ in range(5 + index % 6)]
         records.append(play_game(seats, seed=rng.getrandbits(62)).record)
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps([r.to_dict() for r in records]))
     return records
 
 
@@ -398,6 +412,7 @@ def transfer(
     seed: int,
     iterations: int,
     cache: dict[tuple[str, int, int], list[GameRecord]] | None = None,
+    cache_dir: Path | None = None,
 ) -> dict[str, object]:
     """One pair of the transfer table, as the JSON object the bench prints."""
     cache = {} if cache is None else cache
@@ -406,7 +421,7 @@ def transfer(
     def records(name: str, count: int, which: int) -> list[GameRecord]:
         key = (name, count, which)
         if key not in cache:
-            cache[key] = play_population(name, count, which, iterations)
+            cache[key] = play_population(name, count, which, iterations, cache_dir)
         return cache[key]
 
     fitted = fit_population(records(fit_on, fit_games, seed))
@@ -445,7 +460,14 @@ def transfer_main(args: argparse.Namespace) -> None:
     for fit_on in names(args.fit_on):
         for test_on in names(args.test_on):
             row = transfer(
-                fit_on, test_on, args.games, args.fit_games, args.seed, args.iterations, cache
+                fit_on,
+                test_on,
+                args.games,
+                args.fit_games,
+                args.seed,
+                args.iterations,
+                cache,
+                Path(args.cache) if args.cache else None,
             )
             rows.append(row)
             if not args.json:
@@ -487,6 +509,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--iterations", type=int, default=100, help="transfer: search agents' iterations"
     )
     parser.add_argument("--out", help="transfer: write every pair's JSON here")
+    parser.add_argument(
+        "--cache", help="transfer: keep the games here (JSON), to split a table over runs"
+    )
     args = parser.parse_args(argv)
     if args.fit_on or args.test_on:
         if not (args.fit_on and args.test_on):
