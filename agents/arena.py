@@ -120,7 +120,12 @@ def play_all(
             from .ray_backend import ordered_map  # optional: the [scale] extra
         except ImportError as exc:
             raise ArenaError(f"--backend ray needs Ray: pip install '.[scale]' ({exc}).") from None
-        yield from ordered_map(partial(play_setup, variant=variant), setups, address=ray_address)
+        try:
+            yield from ordered_map(
+                partial(play_setup, variant=variant), setups, address=ray_address
+            )
+        except ConnectionError as exc:  # a game's own failure is an ArenaGameError
+            raise ArenaError(f"--backend ray cannot reach the Ray cluster: {exc}.") from None
         return
     if workers <= 1:
         for setup in setups:
