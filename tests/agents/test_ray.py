@@ -10,6 +10,7 @@ workers import this module to build them, as pebble's workers do in test_service
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import random
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 
 from agents.arena import ArenaGameError, GameSetup, run_arena
+from agents.arena import main as arena_main
 from agents.random_agent import RandomAgent
 from agents.registry import AGENTS
 from agents.runner import GameResult
@@ -277,6 +279,19 @@ def test_the_arena_on_ray_reports_what_a_local_run_with_the_same_seed_reports(
     assert on_ray == local
     assert ray_records == local_records  # the same games, move for move, in order
     assert local["games"] == 6
+
+
+def test_the_arena_command_takes_backend_ray(
+    ray_instance: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--pool", "random,selfish", "--games", "3", "--players", "5", "--seed", "1"]
+    reports = []
+    for backend in ("local", "ray"):
+        assert arena_main([*args, "--backend", backend, "--json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report.pop("timing")["backend"] == backend
+        reports.append(report)
+    assert reports[0] == reports[1]
 
 
 def test_a_failed_game_on_ray_names_the_game_as_a_local_run_does(
