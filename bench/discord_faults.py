@@ -89,7 +89,12 @@ from bot.discord import delivery, texts  # noqa: E402
 from bot.narrate import narrate  # noqa: E402
 from bot.storage import StoredGame  # noqa: E402
 from engine import Vote  # noqa: E402
-from tests.bot.discord.driver import components, decision_of, text_of  # noqa: E402
+from tests.bot.discord.driver import (  # noqa: E402
+    components,
+    decision_of,
+    game_progress,
+    text_of,
+)
 from tests.bot.discord.harness import Harness  # noqa: E402
 
 KINDS = {"5xx": 0.35, "429": 0.25, "network": 0.25, "lost_response": 0.15}
@@ -290,7 +295,9 @@ class Members:
     humans: list[simcord.MemberActor]
     rng: random.Random
     done: set[tuple[int, str]] = field(default_factory=set)  # (member id, decision)
-    parked: set[int] = field(default_factory=set)  # members whose hand was not ready yet
+    # Members whose hand was not ready, and how far the game was then: they look again
+    # once it moved (the President discarded; an AI President moves nothing on screen).
+    parked: dict[int, int] = field(default_factory=dict)
     accepted: Counter[tuple[int, str]] = field(default_factory=Counter)  # (member, kind)
     silent: int = 0  # "say nothing" to a claim: not an action, not stored as one
     refused: Counter[str] = field(default_factory=Counter)
@@ -319,12 +326,13 @@ class Members:
             return []
         session = self.table.bot.games.manager.for_channel(self.table.channel.id)
         seat = None if session is None else session.table.seat_of(member.id)
+        progress = game_progress(self.table)
         out = []
         for part in components(message):
             owner = decision_of(part)
             if owner is None or (member.id, owner[0]) in self.done:
                 continue
-            if owner[0].startswith("hand:") and member.id in self.parked:
+            if owner[0].startswith("hand:") and self.parked.get(member.id) == progress:
                 continue
             if owner[1] is None or owner[1] == seat:
                 out.append(part)
@@ -354,7 +362,7 @@ class Members:
                 if not choices:  # not yet (the President holds it) or gone: later
                     self.refused[_reply(opened)[:60]] += 1
                     self.done.discard((member.id, decision))
-                    self.parked.add(member.id)
+                    self.parked[member.id] = game_progress(self.table)
                     return
                 result = await member.click(hand, label=self.rng.choice(choices))
             else:
@@ -365,7 +373,6 @@ class Members:
         except Exception as exc:  # a click the simulated Discord could not complete
             self.click_errors[type(exc).__name__] += 1
             return
-        self.parked.clear()  # the game moved: a hand not ready before may be now
         reply = _reply(result)
         if reply.startswith("Done: "):
             self.accepted[(member.id, "other")] += 1

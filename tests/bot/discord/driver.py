@@ -52,6 +52,12 @@ def decision_of(part: dict[str, Any]) -> tuple[str, int | None] | None:
     return cid.action, None  # a vote button, shared by every voter
 
 
+def game_progress(table: Harness) -> int:
+    """How many actions the channel's game has taken (-1: no game running)."""
+    session = table.bot.games.manager.for_channel(table.channel.id)
+    return -1 if session is None else len(session.game.actions)
+
+
 @dataclass
 class Driver:
     """Acts for the given members until nothing is left for them to do.
@@ -67,7 +73,9 @@ class Driver:
     done: set[tuple[int, str]] = field(default_factory=set)  # (member id, decision)
     replies: list[str] = field(default_factory=list)  # every answer the members got
     hands_opened: int = 0
-    parked: set[int] = field(default_factory=set)  # members whose hand was not ready yet
+    # Members whose hand was not ready, and how far the game was then: they look again
+    # once it moved (the President discarded; an AI President moves nothing on screen).
+    parked: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -82,12 +90,13 @@ class Driver:
         if member.id not in message.raw_mentions:
             return []
         seat = self.seat_of(member)
+        progress = game_progress(self.table)
         out = []
         for part in components(message):
             owner = decision_of(part)
             if owner is None or (member.id, owner[0]) in self.done:
                 continue
-            if owner[0].startswith("hand:") and member.id in self.parked:
+            if owner[0].startswith("hand:") and self.parked.get(member.id) == progress:
                 continue
             if owner[1] is None or owner[1] == seat:
                 out.append(part)
@@ -125,14 +134,13 @@ class Driver:
             hand = opened.response
             if not components(hand):  # not yet: the President still holds the policies
                 self.done.discard((member.id, str(decision)))
-                self.parked.add(member.id)
+                self.parked[member.id] = game_progress(self.table)
                 self.replies.append(hand.content)
                 return hand.content
             choice = self.rng.choice([c["label"] for c in components(hand)])
             result = await member.click(hand, label=choice)
         else:
             result = await member.click(message, label=self.rng.choice(labels))
-        self.parked.clear()  # the game moved: a hand not ready before may be now
         reply = _reply(result)
         self.replies.append(reply)
         return reply
