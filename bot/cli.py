@@ -142,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--db",
         metavar="PATH",
         default=argparse.SUPPRESS,
-        help=f"the database file (default: $DATABASE_PATH, else {DEFAULT_DB})",
+        help="the database: a file, or a postgresql:// URL (default: $DATABASE_URL, else"
+        f" $DATABASE_PATH, else {DEFAULT_DB})",
     )
     parser = argparse.ArgumentParser(
         prog="shbot",
@@ -287,6 +288,26 @@ def database_path(args: argparse.Namespace) -> str:
     if not path.exists() and not os.access(path.parent, os.W_OK | os.X_OK):
         raise StorageError(f"{cannot}: {path.parent} is not writable.")
     return str(path)
+
+
+def database_target(args: argparse.Namespace) -> str:
+    """What the database commands (stats, replay, backup, cancel) open, as the bot does:
+    `--db` (a file, or a postgresql:// URL), else `$DATABASE_URL` (the shard processes'
+    PostgreSQL database), else the SQLite file of `database_path`."""
+    from .storage import StorageError, is_database_url
+
+    given = getattr(args, "db", None)
+    if given is not None:
+        return str(given) if is_database_url(str(given)) else database_path(args)
+    url = os.environ.get("DATABASE_URL") or None  # blank counts as unset, as in bot.config
+    if url is None:
+        return database_path(args)
+    if not is_database_url(url):  # the bot refuses it too (bot.config): say so the same way
+        raise StorageError(
+            "DATABASE_URL must be a postgresql:// URL (postgresql://user:password@host:5432/"
+            "database); for a SQLite file set DATABASE_PATH instead."
+        )
+    return url
 
 
 class PicturesError(Exception):
@@ -587,7 +608,7 @@ def _cancel(args: argparse.Namespace) -> int:
 
     from .demo import cancel_terminal
 
-    asyncio.run(cancel_terminal(args.game_id, db_path=database_path(args)))
+    asyncio.run(cancel_terminal(args.game_id, db_path=database_target(args)))
     print(f"Game #{args.game_id} is cancelled: it never counts in stats and never resumes.")
     return 0
 
@@ -595,7 +616,7 @@ def _cancel(args: argparse.Namespace) -> int:
 async def _database_command(args: argparse.Namespace) -> int:
     from .storage import Storage
 
-    async with await Storage.open(database_path(args)) as store:
+    async with await Storage.open(database_target(args)) as store:
         if args.command == "replay":
             images = images_directory(args)
             if args.step:

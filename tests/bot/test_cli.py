@@ -28,6 +28,7 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No token, no database path and no .env from the developer's environment."""
     monkeypatch.delenv("DISCORD_TOKEN", raising=False)
     monkeypatch.delenv("DATABASE_PATH", raising=False)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
     monkeypatch.chdir(tmp_path)
 
 
@@ -116,7 +117,7 @@ def test_an_unreachable_discord_or_a_bad_token_is_a_clear_message(
     assert message in err and "Traceback" not in err
 
 
-async def _games(path: Path) -> tuple[int, int]:
+async def _games(path: Path | str) -> tuple[int, int]:
     """A finished game with two humans and a game still running; their ids."""
     async with await Storage.open(path) as store:
         manager = SessionManager(store, FakeFrontend(answer=scripted))
@@ -330,3 +331,50 @@ def test_step_through_goes_forward_back_and_quits() -> None:
     answers = iter(["q"])
     cli.step_through(pages, interactive=True, read=lambda prompt: next(answers), out=out)
     assert "page one" not in out.getvalue()
+
+
+# --- DATABASE_URL: the database commands open the bot's PostgreSQL database --------------
+
+pytest_plugins = ["tests.bot.postgres_server"]
+
+
+@pytest.mark.postgres
+def test_database_commands_open_database_url_as_the_bot_does(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], pg_url: str
+) -> None:
+    """With DATABASE_URL set (the shard processes' database), stats, replay and cancel
+    read and write it, not a SQLite file; backup says to use PostgreSQL's own tools."""
+    finished, running = asyncio.run(_games(pg_url))
+    monkeypatch.setenv("DATABASE_URL", pg_url)
+    monkeypatch.setenv("DATABASE_PATH", "elsewhere.db")  # the URL wins, as for the bot
+
+    assert cli.main(["stats", "--user", "100"]) == 0
+    assert "Player 100: 1 finished games" in capsys.readouterr().out
+    assert cli.main(["replay", str(finished)]) == 0
+    assert f"Game #{finished} · 5 players" in capsys.readouterr().out
+    assert cli.main(["cancel", str(running)]) == 0
+    assert f"Game #{running} is cancelled" in capsys.readouterr().out
+    assert cli.main(["backup", "copy.db"]) == 1
+    assert "PostgreSQL's own" in capsys.readouterr().err
+    assert not Path("elsewhere.db").exists() and not Path("data").exists()
+
+    async def status() -> str:
+        async with await Storage.open(pg_url) as store:
+            return (await store.load_game(running)).status
+
+    assert asyncio.run(status()) == "cancelled"
+    # `--db URL` names the database too; `--db FILE` wins over DATABASE_URL.
+    assert cli.main(["--db", pg_url, "replay", str(finished)]) == 0
+    assert f"Game #{finished} · 5 players" in capsys.readouterr().out
+    assert cli.main(["--db", "local.db", "replay", str(finished)]) == 1
+    assert f"No game #{finished}" in capsys.readouterr().err
+
+
+def test_a_database_url_that_is_not_postgresql_is_refused_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", "sqlite:///games.db")
+    assert cli.main(["stats"]) == 1
+    err = capsys.readouterr().err
+    assert "DATABASE_URL must be a postgresql:// URL" in err and "\n" not in err.strip()
+    assert not Path("games.db").exists() and not Path("data").exists()
