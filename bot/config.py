@@ -20,7 +20,8 @@ from dotenv import dotenv_values, find_dotenv
 
 from agents.registry import AgentSpec
 
-from .storage import GameScope, StorageError
+from .storage import GameScope
+from .storage.conflict import ShardConflict as ShardConflict  # re-exported for readers
 
 # The lobby's "AI strength" choices, weakest first.
 STRENGTHS = ("easy", "normal", "strong")
@@ -31,13 +32,6 @@ AI_BACKENDS = ("local", "ray")
 
 class ConfigError(ValueError):
     """A configuration value is missing or malformed; the message names the variable."""
-
-
-class ShardConflict(ConfigError, StorageError):
-    """This process's shards clash with another running process of the same bot on the
-    same database (a different SHARD_COUNT, a shard run twice, two processes that each run
-    every shard): starting would drive one game from two processes. The message names
-    the fix. A `StorageError` too, so whatever reports storage faults reports this one."""
 
 
 @dataclass(frozen=True, slots=True)

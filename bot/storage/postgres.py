@@ -40,6 +40,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg  # type: ignore[import-untyped]
 
 from ..migrations import SCHEMA_VERSION
+from .conflict import ShardConflict
 from .driver import Driver, Params, ShardLease
 from .pg_schema import MIGRATIONS
 from .records import (
@@ -333,8 +334,6 @@ async def _take(conn: Any, scope: GameScope, name: str, wait_s: float) -> list[t
     of SHARD_COUNT=N (another count held by a live session is found in `pg_locks`); one
     exclusive lock per shard. Claims happen one at a time (a transaction lock).
     """
-    from ..config import ShardConflict  # config imports this package
-
     taken: list[tuple[int, int]] = []
 
     async def lock(kind: int, number: int, shared: bool) -> bool:
