@@ -67,19 +67,55 @@ R = TypeVar("R")
 Move = tuple[Action | Claim | None, int | None]
 
 
-def connect(address: str | None = None) -> None:
+class _Connecting:
+    """The one `ray.init` of this process, in a thread of its own: Ray keeps trying an
+    address nobody answers at for minutes, and nothing can stop it, so callers wait for
+    it at most so long, and a later call waits for the same attempt again."""
+
+    lock = threading.Lock()
+    thread: threading.Thread | None = None
+    error: BaseException | None = None
+
+    @classmethod
+    def attempt(cls, address: str | None) -> threading.Thread:
+        with cls.lock:
+            if cls.thread is None or not (cls.thread.is_alive() or ray.is_initialized()):
+                cls.error = None
+                cls.thread = threading.Thread(
+                    target=cls._init, args=(address,), name="ray-connect", daemon=True
+                )
+                cls.thread.start()
+            return cls.thread
+
+    @classmethod
+    def _init(cls, address: str | None) -> None:
+        try:
+            if address is None:
+                ray.init(include_dashboard=False, log_to_driver=False)
+            else:  # an existing cluster's own settings apply: it refuses local-only ones
+                ray.init(address=address, log_to_driver=False)
+        except BaseException as exc:  # handed to the caller waiting in connect()
+            cls.error = exc
+
+
+def connect(address: str | None = None, timeout_s: float | None = None) -> None:
     """Join the Ray cluster at `address` (else `RAY_ADDRESS`, else start a local one),
-    once per process; later calls keep the connection there is."""
+    once per process; later calls keep the connection there is. Raises TimeoutError if
+    no cluster answered within `timeout_s` (None: wait as long as Ray tries), or what
+    `ray.init` raised."""
     if ray.is_initialized():
         return
     # Ray reports usage statistics to its makers unless told not to: a bot sends nothing
     # anywhere unasked. Set RAY_USAGE_STATS_ENABLED=1 to opt in.
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     address = address or os.environ.get("RAY_ADDRESS") or None
-    if address is None:
-        ray.init(include_dashboard=False, log_to_driver=False)
-    else:  # an existing cluster's own settings apply: it refuses local-only options
-        ray.init(address=address, log_to_driver=False)
+    attempt = _Connecting.attempt(address)
+    attempt.join(timeout_s)
+    if attempt.is_alive():
+        where = address or "a new local instance"
+        raise TimeoutError(f"no Ray cluster answered within {timeout_s:g} s ({where})")
+    if _Connecting.error is not None:
+        raise _Connecting.error
 
 
 def cluster_cpus() -> int:
@@ -162,8 +198,10 @@ class RayPool:
         *,
         address: str | None = None,
         slots: int | None = None,
+        startup_timeout_s: float = STARTUP_TIMEOUT_S,
     ) -> None:
         self._registry = registry
+        self.startup_timeout_s = startup_timeout_s
         self._preload = preload
         self.address = address
         self._slots = slots
@@ -174,8 +212,10 @@ class RayPool:
         self.pids: tuple[int, ...] = ()
 
     def build(self) -> RayPool:
-        """Connect and warm one worker per slot (blocking: call from a thread)."""
-        connect(self.address)
+        """Connect and warm one worker per slot (blocking: call from a thread); raises
+        if that takes longer than `startup_timeout_s` (the service then answers with
+        fallbacks and tries again)."""
+        connect(self.address, self.startup_timeout_s)
         if self._slots is None:
             self._slots = cluster_cpus()
         self._registry_ref = ray.put(self._registry)  # sent once, not with every task
@@ -183,7 +223,7 @@ class RayPool:
             _warm.remote(self._registry_ref, self._preload, WARM_PAUSE_S)
             for _ in range(self._slots)
         ]
-        self.pids = tuple(ray.get(warm, timeout=STARTUP_TIMEOUT_S))
+        self.pids = tuple(ray.get(warm, timeout=self.startup_timeout_s))
         return self
 
     @property
@@ -253,11 +293,17 @@ class RayPool:
             ray.cancel(task.ref, force=True)
 
 
-def ray_pools(address: str | None = None, slots: int | None = None) -> PoolFactory:
+def ray_pools(
+    address: str | None = None,
+    slots: int | None = None,
+    startup_timeout_s: float = STARTUP_TIMEOUT_S,
+) -> PoolFactory:
     """The `pools=` of an `AgentService` that decides on the Ray cluster at `address`."""
 
     def build(registry: dict[str, str], preload: tuple[str, ...]) -> DecisionPool:
-        return RayPool(registry, preload, address=address, slots=slots)
+        return RayPool(
+            registry, preload, address=address, slots=slots, startup_timeout_s=startup_timeout_s
+        )
 
     return build
 

@@ -14,6 +14,9 @@ import json
 import logging
 import os
 import random
+import socket
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -185,6 +188,51 @@ async def test_ai_backend_ray_in_the_config_makes_the_bots_service_decide_on_ray
     assert len(titles) == 2 and all(title.startswith("ray::") for title in titles)
     assert answer.fallback is None and answer.answered_by == "ismcts"
     assert answer.move in view.legal_actions and answer.iterations
+
+
+UNREACHABLE = """
+import asyncio, json, sys
+from agents.ray_backend import ray_pools
+from agents.service import AgentService
+from engine import Game
+
+async def main():
+    game = Game(7, seed=1)
+    view = game.view(game.awaiting()[0])
+    pools = ray_pools(sys.argv[1], startup_timeout_s=2.0)
+    async with AgentService(pools=pools, queue_grace_s=1.0) as service:
+        answer = await service.decide("belief", view, seed=1, budget_s=0.5)
+    print(json.dumps({
+        "legal": answer.move in view.legal_actions,
+        "fallback": answer.fallback,
+        "timeouts": service.stats.timeouts,
+    }))
+
+asyncio.run(main())
+"""
+
+
+def test_a_cluster_nobody_answers_at_leaves_the_service_answering_with_fallbacks() -> None:
+    # In a process of its own: Ray keeps trying such an address for minutes, and the
+    # attempt cannot be stopped (this module's Ray instance must not meet it).
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # free, and nobody listens once it is closed
+    env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", UNREACHABLE, f"127.0.0.1:{port}"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    # The service started all the same (the pool gave up connecting after 2 s) and the
+    # decision was answered, by a fallback that says why.
+    answered = {"legal": True, "fallback": "no worker in time", "timeouts": 1}
+    assert json.loads(done.stdout) == answered
+    assert "The agent worker pool cannot start (TimeoutError)" in done.stderr
 
 
 async def test_a_ray_task_whose_worker_dies_falls_back_and_is_counted(
