@@ -23,7 +23,9 @@ clock is off can only thin its search or let the pool's timeout stop it, never o
 that. A late start so costs iterations, not a fallback, as in a local pool.
 
 Connecting: `connect(address)` calls `ray.init` once per process: to `address`, else
-`RAY_ADDRESS`, else a new local Ray instance on this machine's cores. Worker output is not
+`RAY_ADDRESS`, else a new local Ray instance on this machine's cores; a pool waits for it
+at most `startup_timeout_s` (Ray itself tries an unanswered address for minutes, and
+the service must start and answer with fallbacks meanwhile). Worker output is not
 forwarded to this process (`log_to_driver=False`): an agent's traceback may quote a hand
 or a role, and the bot's log must not. Ray's usage statistics stay off (unless
 RAY_USAGE_STATS_ENABLED=1). The cluster's nodes need this project installed (the same
