@@ -66,6 +66,7 @@ from engine.claims import OpenClaims
 from .agent_port import DEFAULT_BUDGET_S, AgentPort, default_substitute, seat_seed
 from .ai_seats import AISeats, stand_in
 from .claim_windows import ClaimWindows, closed_at, new_claim_windows
+from .deadlines import Deadlines
 from .narrate import narrate
 from .outbox import Message, Outbox, Resumed, Withdrawal
 from .ports import (
@@ -101,10 +102,6 @@ T = TypeVar("T")
 # The decision loop wakes at least this often to check that someone is on the clock, even
 # when nothing tells it to (a safety net: an AI task that ends always wakes it at once).
 SUPERVISE_EVERY_S = 30.0
-# A prompt shown later than this after it was asked moves its deadline by the delay.
-VISIBLE_SLACK_S = 0.5
-# ... unless the front-end has shown nothing for this long: then the clock runs anyway.
-MAX_UNSEEN_S = 300.0
 
 RESTART_NOTICE = "The bot restarted: the game resumes where it stopped."
 RESUME_NOTICE = "The game resumes where it stopped."
@@ -288,9 +285,6 @@ class GameSession:
             closed=set(resume.claims_closed) if resume else set(),
         )
         self._vote_start = resume.vote_start if resume else None
-        self._resume_deadline: float | None = resume.deadline if resume else None
-        self._resuming = resume is not None
-        self._stored_deadline: float | None = resume.deadline if resume else None
         self._lock = asyncio.Lock()
         self._changed = asyncio.Event()
         self._open: dict[int, dict[PromptKind, Prompt]] = {}
@@ -307,7 +301,6 @@ class GameSession:
             fallbacks=resume.fallbacks if resume else 0,
         )
         self._asked: int | None = None  # the decision whose seats are all being asked
-        self._asked_at = 0.0  # when its prompts were queued (time.monotonic)
         self._decision_deadline: float | None = None  # its running timer, if any
         self._expiries: dict[int, int] = dict(resume.expiries) if resume else {}
         self._unshown = resume.unshown if resume else ()
@@ -318,6 +311,16 @@ class GameSession:
             on_fault=self._delivery_fault,
             on_restored=self._delivery_restored,
             on_shown=self._shown,
+        )
+        self._deadlines = Deadlines(  # when each prompt's time runs out
+            game_id,
+            store=store,
+            shown=self._outbox,
+            lock=self._lock,
+            grace=self.options.timers.grace,
+            clock=clock,
+            resumed=resume.deadline if resume else None,
+            resuming=resume is not None,
         )
         # A new game stores its bookkeeping once at the start: from then on a restart
         # reads the delivery cursor (a game stored without one counts as all shown).
@@ -664,28 +667,29 @@ class GameSession:
     async def _decision(self) -> None:
         """Ask for the current decision and wait until the game moves past it."""
         game, turn = self.game, self._turn
-        deadline = self._deadline(self.options.timers.for_phase(game.phase))
+        clock = self._deadlines
+        deadline = clock.next(self.options.timers.for_phase(game.phase))
         if not any(not self._seats[s].is_ai for s in game.awaiting()):
             deadline = None
-        await self._store_deadline(deadline)
+        await clock.store(deadline)
         self._decision_deadline = deadline
         self._asked = turn
         try:
             await self._supervise(turn, deadline)
             # After the prompts: a front-end may build its message from both.
             self._announce_waiting(deadline)
-            seen: asyncio.Future[float] | None = self._visible() if deadline else None
+            seen = clock.watch(self._changed.set) if deadline else None
             while self._turn == turn and not game.is_over:
                 self._raise_failure()
                 if seen is not None and seen.done():
-                    moved = await self._clock_from_seen(seen, deadline)
+                    moved = await clock.from_seen(seen, deadline)
                     if moved != deadline:
                         deadline = self._decision_deadline = moved
                         self._announce_waiting(deadline)
                     seen = None
                 self._changed.clear()
-                remaining = None if deadline is None else max(0.0, deadline - self.clock())
-                if self._unseen(seen):
+                remaining = clock.remaining(deadline)
+                if clock.unseen(seen):
                     remaining = None  # the clock has not started: nobody sees the prompt yet
                 limit = SUPERVISE_EVERY_S if remaining is None else remaining
                 limit = min(limit, SUPERVISE_EVERY_S)
@@ -697,38 +701,11 @@ class GameSession:
                             if self._turn == turn and not game.is_over:
                                 await self._expire(turn)
                         deadline = self._decision_deadline = None
-                        await self._store_deadline(None)
+                        await clock.store(None)
                 await self._supervise(turn, deadline)
         finally:
             self._asked = None
         self._end_turn()
-
-    def _visible(self) -> asyncio.Future[float]:
-        """Resolves (`time.monotonic`) once the table can see everything queued so far;
-        the decision loop wakes then."""
-        seen = self._outbox.seen()
-        self._asked_at = time.monotonic()
-        seen.add_done_callback(lambda _: self._changed.set())
-        return seen
-
-    async def _clock_from_seen(
-        self, seen: asyncio.Future[float], deadline: float | None
-    ) -> float | None:
-        """A player's clock starts when the message that asks them is shown, not when it
-        is queued: a slow front-end (Discord retrying, rate limits) moves the deadline by
-        the delay (stored); returns the deadline that holds."""
-        late = seen.result() - self._asked_at
-        if deadline is None or late <= VISIBLE_SLACK_S:
-            return deadline
-        log.info("game %d: the prompt was shown %.1f s late: the clock waits", self.game_id, late)
-        async with self._lock:
-            await self._store_deadline(deadline + late)
-        return deadline + late
-
-    def _unseen(self, seen: asyncio.Future[float] | None) -> bool:
-        """Whether the prompts of `seen` are still not shown (and not for so long that the
-        clock runs anyway)."""
-        return seen is not None and time.monotonic() - self._asked_at < MAX_UNSEEN_S
 
     async def _wait_changed(self, timeout: float | None) -> None:
         """Wait until something changed, or raise TimeoutError after `timeout` seconds."""
@@ -774,22 +751,23 @@ class GameSession:
                 humans.append(seat)
         if not humans:
             return
-        deadline = self._deadline(self.options.timers.claim)
+        clock = self._deadlines
+        deadline = clock.next(self.options.timers.claim)
         self._claims.open(humans, deadline)
-        await self._store_deadline(deadline)
+        await clock.store(deadline)
         for seat in humans:
             self._issue_claim_prompt(seat)
-        seen: asyncio.Future[float] | None = self._visible() if deadline else None
+        seen = clock.watch(self._changed.set) if deadline else None
         while self._turn == turn and not self.game.is_over:
             if not any(PromptKind.CLAIM in self._open.get(s, {}) for s in humans):
                 break
             self._raise_failure()
             if seen is not None and seen.done():
-                deadline = self._claims.deadline = await self._clock_from_seen(seen, deadline)
+                deadline = self._claims.deadline = await clock.from_seen(seen, deadline)
                 seen = None
             self._changed.clear()
-            timeout = None if deadline is None else max(0.0, deadline - self.clock())
-            if self._unseen(seen):
+            timeout = clock.remaining(deadline)
+            if clock.unseen(seen):
                 timeout = SUPERVISE_EVERY_S  # the window opens when the prompts are shown
             try:
                 await self._wait_changed(timeout)
@@ -993,7 +971,7 @@ class GameSession:
         self._account(action, events, claims_before)
         self._route(events)
         if self.game.phase is Phase.VOTE and any(isinstance(e, ev.VoteCast) for e in events):
-            self._announce_waiting(self._stored_deadline)
+            self._announce_waiting(self._deadlines.stored)
         self._changed.set()
         return events
 
@@ -1217,24 +1195,6 @@ class GameSession:
         return self._seats[seat].label
 
     # --- deadlines and failures -----------------------------------------------------------
-
-    def _deadline(self, limit: float | None) -> float | None:
-        """The deadline of the prompt about to be issued (a restart resumes the stored one)."""
-        now = self.clock()
-        if self._resuming:
-            self._resuming = False
-            stored = self._resume_deadline
-            if stored is not None and limit is not None:
-                # Time that passed while the bot was down is not the player's fault.
-                return max(stored, now + self.options.timers.grace)
-        return None if limit is None else now + limit
-
-    async def _store_deadline(self, deadline: float | None) -> None:
-        if deadline == self._stored_deadline:
-            return
-        self._stored_deadline = deadline
-        if self.store is not None:
-            await self.store.set_deadline(self.game_id, deadline)
 
     def state(self) -> dict[str, Any]:
         """The bookkeeping a restart needs beyond the move stack (JSON-ready)."""

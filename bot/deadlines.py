@@ -1,0 +1,114 @@
+"""When a player's time runs out: the deadlines of a game's prompts.
+
+A deadline comes from the phase's timer (`bot.timers`), is stored whenever it changes
+(a restart resumes it, with a grace period: time the bot was down is not the player's
+fault), and starts only once the table can see the prompt: a slow front-end (Discord
+retrying, rate limits) moves it by the delay. `GameSession` asks this collaborator and
+keeps none of that arithmetic itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+log = logging.getLogger(__name__)
+
+# A prompt shown within this long of being queued keeps its deadline.
+VISIBLE_SLACK_S = 0.5
+# A prompt still not shown after this long: its clock runs anyway (the front-end is
+# failing, and the game must not wait forever on it).
+MAX_UNSEEN_S = 300.0
+
+
+class DeadlineStore(Protocol):
+    """Where a game's current deadline is kept (`bot.storage.Storage`)."""
+
+    async def set_deadline(self, game_id: int, deadline: float | None) -> None:
+        """Store the deadline of the game's open decision (None: none)."""
+        ...
+
+
+class Visibility(Protocol):
+    """What tells when the table has seen everything queued (`bot.outbox.Outbox`)."""
+
+    def seen(self) -> asyncio.Future[float]:
+        """Resolves (`time.monotonic`) once everything queued so far is shown."""
+        ...
+
+
+class Deadlines:
+    """The deadlines of one game's prompts (see the module docstring)."""
+
+    def __init__(
+        self,
+        game_id: int,
+        *,
+        store: DeadlineStore | None,
+        shown: Visibility,
+        lock: asyncio.Lock,
+        grace: float,
+        clock: Callable[[], float] = time.time,
+        resumed: float | None = None,
+        resuming: bool = False,
+    ) -> None:
+        self.game_id = game_id
+        self.clock = clock
+        self._store = store
+        self._shown = shown
+        self._lock = lock  # the session's: a stored deadline is part of its state
+        self._grace = grace
+        self._resumed = resumed  # the deadline stored before a restart
+        self._resuming = resuming  # the next deadline is the one that was running
+        self.stored: float | None = resumed  # the deadline in the database now
+        self._asked_at = 0.0  # when the prompts being timed were queued (monotonic)
+
+    def next(self, limit: float | None) -> float | None:
+        """The deadline of the prompts about to be issued, `limit` seconds from now
+        (None: no limit); right after a restart, the one that was running."""
+        now = self.clock()
+        if self._resuming:
+            self._resuming = False
+            stored = self._resumed
+            if stored is not None and limit is not None:
+                return max(stored, now + self._grace)
+        return None if limit is None else now + limit
+
+    async def store(self, deadline: float | None) -> None:
+        """Keep `deadline` as the game's current one (written only when it changes)."""
+        if deadline == self.stored:
+            return
+        self.stored = deadline
+        if self._store is not None:
+            await self._store.set_deadline(self.game_id, deadline)
+
+    def watch(self, wake: Callable[[], None]) -> asyncio.Future[float]:
+        """A future that resolves when the table can see every prompt queued so far;
+        `wake` is called then (the waiting loop looks at the clock again)."""
+        seen = self._shown.seen()
+        self._asked_at = time.monotonic()
+        seen.add_done_callback(lambda _: wake())
+        return seen
+
+    async def from_seen(self, seen: asyncio.Future[float], deadline: float | None) -> float | None:
+        """The deadline that holds once `seen` resolved: moved (and stored) by how late
+        the prompts were shown, beyond a small slack."""
+        late = seen.result() - self._asked_at
+        if deadline is None or late <= VISIBLE_SLACK_S:
+            return deadline
+        log.info("game %d: the prompt was shown %.1f s late: the clock waits", self.game_id, late)
+        async with self._lock:
+            await self.store(deadline + late)
+        return deadline + late
+
+    def unseen(self, seen: asyncio.Future[float] | None) -> bool:
+        """Whether the prompts `seen` watches are still not shown (and not for so long
+        that the clock runs anyway)."""
+        return seen is not None and time.monotonic() - self._asked_at < MAX_UNSEEN_S
+
+    def remaining(self, deadline: float | None) -> float | None:
+        """Seconds left until `deadline` (None: no limit)."""
+        return None if deadline is None else max(0.0, deadline - self.clock())

@@ -1,0 +1,102 @@
+"""The deadlines of a game's prompts, alone (bot.deadlines)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from bot.deadlines import VISIBLE_SLACK_S, Deadlines
+
+
+class Written:
+    """A deadline store that remembers what it was asked to write."""
+
+    def __init__(self) -> None:
+        self.writes: list[float | None] = []
+
+    async def set_deadline(self, game_id: int, deadline: float | None) -> None:
+        self.writes.append(deadline)
+
+
+class Shown:
+    """A front-end whose messages are shown when the test says so."""
+
+    def __init__(self) -> None:
+        self.pending: list[asyncio.Future[float]] = []
+
+    def seen(self) -> asyncio.Future[float]:
+        future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+        self.pending.append(future)
+        return future
+
+    def show(self, at: float) -> None:
+        for future in self.pending:
+            future.set_result(at)
+        self.pending.clear()
+
+
+def deadlines(
+    now: list[float], resumed: float | None = None, resuming: bool = False
+) -> tuple[Deadlines, Written, Shown]:
+    store, shown = Written(), Shown()
+    clock = Deadlines(
+        7,
+        store=store,
+        shown=shown,
+        lock=asyncio.Lock(),
+        grace=30.0,
+        clock=lambda: now[0],
+        resumed=resumed,
+        resuming=resuming,
+    )
+    return clock, store, shown
+
+
+async def test_a_deadline_is_the_timer_from_now_and_none_without_a_timer() -> None:
+    now = [1000.0]
+    clock, _, _ = deadlines(now)
+    assert clock.next(60.0) == 1060.0
+    assert clock.next(None) is None
+    assert clock.remaining(1060.0) == 60.0
+    now[0] = 2000.0
+    assert clock.remaining(1060.0) == 0.0  # never negative
+    assert clock.remaining(None) is None
+
+
+async def test_after_a_restart_the_running_deadline_holds_with_a_grace_period() -> None:
+    now = [1000.0]
+    clock, _, _ = deadlines(now, resumed=1100.0, resuming=True)
+    assert clock.next(60.0) == 1100.0  # the stored one: later than now + grace
+    clock, _, _ = deadlines(now, resumed=1010.0, resuming=True)
+    assert clock.next(60.0) == 1030.0  # nearly over when the bot went down: the grace
+    assert clock.next(60.0) == 1060.0  # only the first decision after the restart
+
+
+async def test_a_deadline_is_stored_only_when_it_changes() -> None:
+    clock, store, _ = deadlines([0.0])
+    await clock.store(50.0)
+    await clock.store(50.0)
+    await clock.store(None)
+    assert store.writes == [50.0, None]
+    assert clock.stored is None
+
+
+async def test_the_clock_starts_when_the_prompt_is_shown() -> None:
+    clock, store, shown = deadlines([0.0])
+    woken: list[bool] = []
+    seen = clock.watch(lambda: woken.append(True))
+    assert clock.unseen(seen)
+    shown.show(time.monotonic() + 5.0)  # shown five seconds after it was queued
+    await asyncio.sleep(0)
+    assert woken == [True] and not seen.cancelled()
+    moved = await clock.from_seen(seen, 100.0)
+    assert moved is not None and 104.9 < moved < 105.5
+    assert store.writes == [moved]
+
+
+async def test_a_prompt_shown_at_once_keeps_its_deadline() -> None:
+    clock, store, shown = deadlines([0.0])
+    seen = clock.watch(lambda: None)
+    shown.show(time.monotonic() + VISIBLE_SLACK_S / 2)
+    assert await clock.from_seen(seen, 100.0) == 100.0
+    assert store.writes == []
