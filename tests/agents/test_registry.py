@@ -9,7 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.behaviour import FITTED_PATH, default_behaviour, load_behaviour, save_behaviour
+from agents.behaviour import (
+    FITTED_PATH,
+    default_behaviour,
+    load_behaviour,
+    load_styles,
+    save_behaviour,
+)
 from agents.belief_agent import BeliefAgent
 from agents.belief_ismcts import DEFAULT_WILD, BeliefISMCTSAgent
 from agents.registry import FIT_DIR_VARIABLE, PACKAGE_DIR, AgentSpec, fit_dirs, make_agent
@@ -71,7 +77,8 @@ def test_built_agents_use_their_options(fit_file: Path) -> None:
     assert variant.belief is not None and variant.table is not None
     assert variant.belief.behaviour is load_behaviour(7, fit_file.resolve())
     assert variant.table.behaviour is variant.belief.behaviour
-    assert shipped.belief is not None and shipped.belief.behaviour is load_behaviour(7)
+    # The shipped belief reads people with the style mixture around the shipped fit.
+    assert shipped.belief is not None and shipped.belief.styles is load_styles(7)
     assert FITTED_PATH.exists()  # the shipped fit is a file, so the two really differ
 
     heuristic = make_agent(f"belief:fit={fit_file}", seat, 1)
