@@ -37,6 +37,8 @@ decision takes about a millisecond of the loop's time).
 
 from __future__ import annotations
 
+import heapq
+import logging
 import os
 import threading
 import time
@@ -64,6 +66,7 @@ from .workers import (
     worker_answer,
 )
 
+logger = logging.getLogger(__name__)
 T = TypeVar("T")
 R = TypeVar("R")
 Move = tuple[Action | Claim | None, int | None]
@@ -181,9 +184,47 @@ class _Task:
 
     ref: Any  # the task's ray.ObjectRef
     result: Future[Move]
-    timer: threading.Timer | None = None
     expired: bool = False  # the pool's timeout fired and cancelled it
     done: bool = False
+
+
+class _Alarms:
+    """One thread that runs callbacks at `time.monotonic()` instants: every decision's
+    timeout, without a thread each."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, int, Callable[[], None]]] = []
+        self._wake = threading.Condition()
+        self._seq = 0
+        self._closed = False
+        threading.Thread(target=self._run, name="ray-pool-timeouts", daemon=True).start()
+
+    def at(self, when: float, callback: Callable[[], None]) -> None:
+        """Run `callback()` at `when` (in the alarms' thread)."""
+        with self._wake:
+            self._seq += 1
+            heapq.heappush(self._heap, (when, self._seq, callback))
+            self._wake.notify()
+
+    def close(self) -> None:
+        """Drop every alarm still pending and end the thread."""
+        with self._wake:
+            self._closed = True
+            self._heap.clear()
+            self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while not self._closed and (not self._heap or self._heap[0][0] > time.monotonic()):
+                    self._wake.wait(self._heap[0][0] - time.monotonic() if self._heap else None)
+                if self._closed:
+                    return
+                _, _, callback = heapq.heappop(self._heap)
+            try:
+                callback()
+            except Exception:  # one failed cancel must not end every later timeout
+                logger.exception("A Ray pool timeout failed")
 
 
 class RayPool:
@@ -209,7 +250,8 @@ class RayPool:
         self._slots = slots
         self._registry_ref: Any = None
         self._tasks: dict[Any, _Task] = {}  # by ObjectRef, while running
-        self._lock = threading.Lock()  # callbacks come from Ray's and the timers' threads
+        self._lock = threading.Lock()  # callbacks come from Ray's and the alarms' threads
+        self._alarms: _Alarms | None = None
         self._stopped = False
         self.pids: tuple[int, ...] = ()
 
@@ -226,6 +268,7 @@ class RayPool:
             for _ in range(self._slots)
         ]
         self.pids = tuple(ray.get(warm, timeout=self.startup_timeout_s))
+        self._alarms = _Alarms()
         return self
 
     @property
@@ -237,21 +280,21 @@ class RayPool:
         self, kind: Kind, spec: str, view: PlayerView, seed: int, due: float, timeout: float
     ) -> Future[Move]:
         """Send one decision to the cluster (see `DecisionPool.answer`)."""
-        if self._stopped or self._registry_ref is None:
+        alarms = self._alarms
+        if self._stopped or alarms is None:
             raise RuntimeError("The Ray pool is not running.")
-        seconds = max(MIN_THINKING_S, due - time.monotonic())
+        sent = time.monotonic()
+        seconds = max(MIN_THINKING_S, due - sent)
         ref = _answer.remote(self._registry_ref, kind, spec, view, seed, seconds, time.time())
         task = _Task(ref, Future())
-        task.timer = threading.Timer(timeout, self._expire, (task,))
-        task.timer.daemon = True
         with self._lock:
             self._tasks[ref] = task
-        task.timer.start()
+        alarms.at(sent + timeout, lambda: self._expire(task))
         ref.future().add_done_callback(lambda outcome: self._settle(task, outcome))
         return task.result
 
     def _expire(self, task: _Task) -> None:
-        """Still running past its timeout: kill its worker (in a timer thread)."""
+        """Still running past its timeout: kill its worker (in the alarms' thread)."""
         with self._lock:
             if task.done:
                 return
@@ -260,8 +303,6 @@ class RayPool:
 
     def _settle(self, task: _Task, outcome: Future[Any]) -> None:
         """The task is over: pass its result on, its failure translated (Ray's thread)."""
-        if task.timer is not None:
-            task.timer.cancel()
         error = outcome.exception()
         with self._lock:  # stop() cancels results under it: one settles each, never both
             task.done = True
@@ -289,9 +330,9 @@ class RayPool:
             tasks, self._tasks = list(self._tasks.values()), {}
             for task in tasks:
                 task.result.cancel()
+        if self._alarms is not None:
+            self._alarms.close()
         for task in tasks:
-            if task.timer is not None:
-                task.timer.cancel()
             ray.cancel(task.ref, force=True)
 
 
