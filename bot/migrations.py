@@ -19,6 +19,9 @@ game that can no longer be shown: its channel was deleted, the bot left the serv
 `damaged` (a stored game that no longer reads), both kept with their reason and never
 resumed or counted, by the same rebuild; and `game_messages`, the Discord messages of a
 running game (its open vote and prompts) that a restart edits instead of posting anew.
+Version 6 adds the rating ladder (`bot.ratings`): each player's rating, and the finished
+games it has taken in, in the order it took them, so a game is rated once and a rebuild
+folds them in the same order.
 """
 
 from __future__ import annotations
@@ -249,7 +252,33 @@ _V5: Migration = (
     """,
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5)
+_V6: Migration = (
+    # One row a player of the ladder: a human by user id, an AI strength by agent spec.
+    """
+    CREATE TABLE ratings (
+        player     TEXT PRIMARY KEY,         -- "user:<id>" or "ai:<agent spec>"
+        user_id    INTEGER,                  -- the human's id; NULL for an AI
+        name       TEXT NOT NULL,            -- the name last played under, or the spec
+        mu         REAL NOT NULL,
+        sigma      REAL NOT NULL,
+        games      INTEGER NOT NULL,         -- rated seats (an AI may hold several a game)
+        wins       INTEGER NOT NULL,
+        updated_at REAL NOT NULL
+    )
+    """,
+    "CREATE INDEX ratings_by_user ON ratings (user_id) WHERE user_id IS NOT NULL",
+    # The finished games the ladder has taken in, in order: a game is rated once, and a
+    # rebuild folds the games in this order (the ratings are a function of it).
+    """
+    CREATE TABLE rated_games (
+        seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+        game_id  INTEGER NOT NULL UNIQUE REFERENCES games (id),
+        rated_at REAL NOT NULL
+    )
+    """,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -1,7 +1,8 @@
 """Persistence for games: an append-only action log, seats, settings and stats.
 
 `Storage` (store.py) is the one interface the bot uses, by concern: the append-only
-game log (game_log.py), lists and stats (history.py), settings and opening (store.py).
+game log (game_log.py), lists and stats (history.py), the rating ladder (ladder.py),
+settings and opening (store.py).
 Its SQL is written once and runs on a driver (driver.py): SQLite (sqlite.py, the
 embedded default, `DATABASE_PATH`) or PostgreSQL (postgres.py,
 `DATABASE_URL=postgresql://...`, for shard processes on many hosts; the `[postgres]`
@@ -28,6 +29,7 @@ from .records import (
     NotShbotDatabase,
     PermissionDenied,
     PlayerStats,
+    RatingRow,
     ReadOnlyDatabase,
     SeatChange,
     SeatRecord,
@@ -56,6 +58,7 @@ __all__ = [
     "NotShbotDatabase",
     "PermissionDenied",
     "PlayerStats",
+    "RatingRow",
     "ReadOnlyDatabase",
     "SeatChange",
     "SeatRecord",

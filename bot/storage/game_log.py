@@ -17,6 +17,7 @@ from typing import Any
 from engine import Action, Party, Role, Variant, WinReason
 
 from .driver import Driver, Params, Tx
+from .ladder import rate_game
 from .records import (
     _GAME_COLUMNS,
     GameDamaged,
@@ -190,7 +191,10 @@ class GameLog:
         roles: Sequence[Role] | None,
     ) -> None:
         """End a running (or paused) game: "finished" (winner, reason and every seat's
-        role, which stats use) or "cancelled" (roles optional, stats ignore it)."""
+        role, which stats use) or "cancelled" (roles optional, stats ignore it).
+
+        A finished game is rated (`bot.storage.ladder`) in the same transaction: its
+        players' ratings change exactly when it becomes finished, and only once."""
         if status == "finished":
             if winner is None or reason is None or roles is None:
                 raise StorageError("A finished game needs its winner, win reason and roles.")
@@ -240,6 +244,8 @@ class GameLog:
                         for seat, role in enumerate(roles)
                     ],
                 )
+            if status == "finished" and winner is not None:
+                await rate_game(tx, game_id, winner, now)
 
     async def pause_game(self, game_id: int, reason: str) -> None:
         """Mark a running game paused (its task died), with the cause: a type and a place,

@@ -138,7 +138,31 @@ _V5: Migration = (
     "CREATE INDEX seat_changes_by_game ON seat_changes (game_id, seat)",
 )
 
+_V6: Migration = (
+    # The rating ladder (`bot.ratings`); see `bot.migrations`' version 6.
+    """
+    CREATE TABLE ratings (
+        player     TEXT PRIMARY KEY,               -- "user:<id>" or "ai:<agent spec>"
+        user_id    BIGINT,                         -- the human's id; NULL for an AI
+        name       TEXT NOT NULL,
+        mu         DOUBLE PRECISION NOT NULL,
+        sigma      DOUBLE PRECISION NOT NULL,
+        games      INTEGER NOT NULL,
+        wins       INTEGER NOT NULL,
+        updated_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+    "CREATE INDEX ratings_by_user ON ratings (user_id) WHERE user_id IS NOT NULL",
+    """
+    CREATE TABLE rated_games (
+        seq      BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        game_id  BIGINT NOT NULL UNIQUE REFERENCES games (id),
+        rated_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+)
+
 # Version -> the step that reaches it from the version before (from 0 for the first).
-MIGRATIONS: dict[int, Migration] = {5: _V5}
+MIGRATIONS: dict[int, Migration] = {5: _V5, 6: _V6}
 FIRST = min(MIGRATIONS)
 assert max(MIGRATIONS) == SCHEMA_VERSION, "a SQLite schema step without its PostgreSQL step"

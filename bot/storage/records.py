@@ -14,6 +14,8 @@ from typing import Any
 
 from engine import Action, GameRecord, Party, RecordError, Role, Variant, WinReason
 
+from ..ratings import Rating
+
 STATUSES = ("running", "paused", "finished", "cancelled", "abandoned", "damaged")
 _INT64 = (-(2**63), 2**63 - 1)  # SQLite INTEGER and PostgreSQL BIGINT: seeds and ids must fit
 
@@ -175,6 +177,19 @@ class LeaderboardRow:
     games: int
     wins: int
     win_rate: float
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRow:
+    """One player of the rating ladder: a human (`user_id`) or an AI strength (`player`
+    is "ai:<agent spec>", `name` the spec), with their rating and rated games."""
+
+    player: str  # bot.ratings.human_key / ai_key
+    user_id: int | None
+    name: str  # the name a human last played under; an AI's agent spec
+    rating: Rating
+    games: int  # rated seats: an AI strength may hold several in one game
+    wins: int
 
 
 @dataclass(frozen=True, slots=True)

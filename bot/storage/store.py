@@ -19,6 +19,7 @@ All SQL is parameterised.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -28,7 +29,10 @@ from typing import Any
 from .driver import Driver, ShardLease
 from .game_log import GameLog, _one
 from .history import History
-from .records import GameScope, _check_int64, _dumps, _json_object
+from .ladder import Ladder
+from .records import GameScope, StorageError, _check_int64, _dumps, _json_object
+
+log = logging.getLogger("bot.storage")
 
 BUSY_TIMEOUT_MS = 5000  # another process holding the write lock: wait this long, then fail
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -39,11 +43,12 @@ def is_database_url(target: str | os.PathLike[str]) -> bool:
     return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
 
 
-class Storage(GameLog, History):
+class Storage(GameLog, History, Ladder):
     """The bot's database. Open with `await Storage.open(path_or_url)`; `close()` it.
 
     The append-only game log is `GameLog`'s (game_log.py), lists and stats `History`'s
-    (history.py); this class opens the driver, claims shards, and keeps settings."""
+    (history.py), the rating ladder `Ladder`'s (ladder.py); this class opens the driver,
+    claims shards, and keeps settings."""
 
     def __init__(self, driver: Driver, clock: Callable[[], float]) -> None:
         """Use `Storage.open`; this only wraps an open driver."""
@@ -79,7 +84,13 @@ class Storage(GameLog, History):
             from .sqlite import SQLiteDriver
 
             driver = await SQLiteDriver.connect(os.fspath(target), busy_timeout=busy_timeout)
-        return cls(driver, clock)
+        storage = cls(driver, clock)
+        try:
+            # Games finished before the ladder existed (schema 6) join it now, oldest first.
+            await storage.rate_unrated()
+        except StorageError as exc:  # the ladder lags until the next open; games go on
+            log.warning("could not rate the finished games not rated yet: %s", exc)
+        return storage
 
     async def close(self) -> None:
         """Close the database once the writes in flight have committed."""

@@ -20,7 +20,8 @@ import aiosqlite
 import pytest
 
 from bot.migrations import _V1, MIGRATIONS, SCHEMA_VERSION, migrate, user_version
-from bot.storage import SeatRecord, Storage, StorageError
+from bot.ratings import RatedSeat, ai_key, human_key, ladder
+from bot.storage import RatingRow, SeatRecord, Storage, StorageError
 from engine import (
     REBALANCED,
     STANDARD,
@@ -654,6 +655,10 @@ async def test_a_version_1_database_is_upgraded_with_its_games(
     boris = await storage.player_stats(2)  # found through the takeover history
     assert (boris.games, boris.wins) == (1, int(boris_won))
     assert {r.user_id for r in await storage.leaderboard(7)} == {1, 2}
+    # Finished before ratings existed: rated when the upgraded database first opens.
+    rated = {r.player: (r.games, r.wins) for r in await storage.rating_ladder()}
+    assert rated[human_key(1)] == (1, int(ada_won)) and rated[human_key(2)] == (1, int(boris_won))
+    assert rated[ai_key("random")][0] == 3
     await storage.close()
     with sqlite3.connect(path) as check:
         assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -921,3 +926,163 @@ async def test_ai_fallbacks_are_summed_over_finished_games(storage: Storage) -> 
             )
     assert await storage.ai_fallbacks(None) == (2, 4)
     assert await storage.ai_fallbacks(1) == (1, 3)
+
+
+# --- the rating ladder --------------------------------------------------------------
+
+STRONG = "belief-ismcts:seconds=2"
+
+
+def _ladder(rows: list[RatingRow]) -> dict[str, tuple[float, float, int, int]]:
+    return {r.player: (r.rating.mu, r.rating.sigma, r.games, r.wins) for r in rows}
+
+
+async def test_finished_games_are_rated_once_and_a_rebuild_gives_the_same_ladder(
+    database: str,
+) -> None:
+    """Only finished games count, each once (a second finish, a restart, a reopen change
+    nothing); seats are credited as the stats credit them; the ladder equals the pure
+    fold of the games, and a rebuild from the stored history gives it again."""
+    ada, boris, chen = human_key(1), human_key(2), human_key(3)
+    strong = ai_key(STRONG)
+    expected: list[tuple[list[RatedSeat], Party]] = []
+    store = await Storage.open(database, clock=ticking_clock())
+    try:
+        # Game 1: Ada and Boris with three strong AIs; Liberals win.
+        roles = [L, F, L, H, L]
+        seats = seats_for(5, {0: (1, "Ada"), 1: (2, "Boris")})
+        seats = [s if s.user_id else SeatRecord(s.seat, s.name, None, STRONG) for s in seats]
+        one = await store.create_game(
+            players=5, variant=STANDARD, seed=1, seats=seats, options={}, guild_id=1
+        )
+        await store.finish_game(
+            one,
+            status="finished",
+            winner=Party.LIBERAL,
+            reason=WinReason.FIVE_LIBERAL,
+            roles=roles,
+        )
+        expected.append(
+            (
+                [
+                    RatedSeat([ada, boris, strong, strong, strong][s], r.party)
+                    for s, r in enumerate(roles)
+                ],
+                Party.LIBERAL,
+            )
+        )
+        # Game 2: Boris goes idle and an AI plays his seat; an AI seat is taken by Chen.
+        # Boris keeps his result, Chen is credited with the seat he took; Fascists win.
+        two = await store.create_game(
+            players=5,
+            variant=STANDARD,
+            seed=2,
+            guild_id=2,
+            options={},
+            seats=seats_for(5, {0: (2, "Boris")}),
+        )
+        await store.set_seat(two, SeatRecord(0, "Boris (AI)", 2, STRONG), "timeout")
+        await store.set_seat(two, SeatRecord(4, "Chen", 3, None), "joined")
+        roles = [L, F, L, L, H]
+        await store.finish_game(
+            two,
+            status="finished",
+            winner=Party.FASCIST,
+            reason=WinReason.HITLER_ELECTED,
+            roles=roles,
+        )
+        players = [boris, ai_key("random"), ai_key("random"), ai_key("random"), chen]
+        expected.append(
+            ([RatedSeat(players[s], r.party) for s, r in enumerate(roles)], Party.FASCIST)
+        )
+        # Neither a cancelled nor an abandoned game counts.
+        cancelled = await store.create_game(
+            players=5,
+            variant=STANDARD,
+            seed=3,
+            seats=seats_for(5, {0: (1, "Ada")}),
+            options={},
+            guild_id=1,
+        )
+        await store.finish_game(cancelled, status="cancelled", winner=None, reason=None, roles=None)
+        abandoned = await store.create_game(
+            players=5,
+            variant=STANDARD,
+            seed=4,
+            seats=seats_for(5, {0: (1, "Ada")}),
+            options={},
+            guild_id=1,
+        )
+        await store.abandon_game(abandoned, "channel deleted")
+
+        want = ladder(expected)
+        kept = _ladder(await store.rating_ladder())
+        assert {p: (mu, sigma) for p, (mu, sigma, _, _) in kept.items()} == {
+            p: (r.mu, r.sigma) for p, r in want.items()
+        }
+        assert kept[ada][2:] == (1, 1) and kept[boris][2:] == (2, 0) and kept[chen][2:] == (1, 1)
+        assert kept[strong][2:] == (3, 2)  # three seats, two of them Liberal
+        assert kept[ai_key("random")][2:] == (3, 1)
+        ranked = [r.rating.ordinal for r in await store.rating_ladder()]
+        assert ranked == sorted(ranked, reverse=True)
+
+        # A replayed finish is refused and rates nothing; nothing is left to catch up.
+        with pytest.raises(StorageError, match="already finished"):
+            await store.finish_game(
+                one,
+                status="finished",
+                winner=Party.LIBERAL,
+                reason=WinReason.FIVE_LIBERAL,
+                roles=[L, F, L, H, L],
+            )
+        assert await store.rate_unrated() == 0
+        assert _ladder(await store.rating_ladder()) == kept
+        assert await store.rebuild_ratings() == 2
+        assert _ladder(await store.rating_ladder()) == kept
+    finally:
+        await store.close()
+    # A restart (a new process opening the database) rates nothing again.
+    async with await Storage.open(database) as again:
+        assert _ladder(await again.rating_ladder()) == kept
+        # A server's ladder: every AI strength, and its own players only.
+        guild_one = [r.player for r in await again.rating_ladder(1)]
+        assert sorted(guild_one) == sorted([ada, boris, strong, ai_key("random")])
+        assert [r.player for r in await again.rating_ladder(3)] == [
+            p for p in (r.player for r in await again.rating_ladder()) if p.startswith("ai:")
+        ]
+        row, rank = await again.player_rating(chen) or pytest.fail("Chen is rated")
+        assert (row.user_id, row.name, row.games, row.wins) == (3, "Chen", 1, 1)
+        everyone = [r.player for r in await again.rating_ladder()]
+        assert rank == everyone.index(chen) + 1
+        assert await again.player_rating(human_key(99)) is None
+
+
+async def test_a_game_rated_by_one_store_is_not_rated_by_another(database: str) -> None:
+    """Two stores (two processes) on one database: whichever rates a game, it is rated
+    once; a game of one AI against itself is taken in but moves nobody."""
+    async with await Storage.open(database) as a, await Storage.open(database) as b:
+        selfplay = await a.create_game(
+            players=5, variant=STANDARD, seed=5, seats=seats_for(5), options={}
+        )
+        await a.finish_game(
+            selfplay,
+            status="finished",
+            winner=Party.LIBERAL,
+            reason=WinReason.FIVE_LIBERAL,
+            roles=[L, F, L, H, L],
+        )
+        assert [(r.player, r.games) for r in await b.rating_ladder()] == [(ai_key("random"), 0)]
+        assert await b.rate_unrated() == 0 and await a.rate_unrated() == 0
+        game = await b.create_game(
+            players=5, variant=STANDARD, seed=6, seats=seats_for(5, {0: (1, "Ada")}), options={}
+        )
+        await b.finish_game(
+            game,
+            status="finished",
+            winner=Party.FASCIST,
+            reason=WinReason.SIX_FASCIST,
+            roles=[L, F, L, H, L],
+        )
+        assert await a.rate_unrated() == 0
+        ada, _ = await a.player_rating(human_key(1)) or pytest.fail("Ada is rated")
+        assert (ada.games, ada.wins) == (1, 0) and ada.rating.mu < 25
