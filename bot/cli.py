@@ -22,7 +22,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from engine import Game
 
     from .session import GameSession
-    from .storage import GameSummary, Storage, StoredGame
+    from .storage import GameSummary, RatingRow, Storage, StoredGame
     from .suspicion import SuspicionTrack
 
 log = logging.getLogger(__name__)
@@ -236,9 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
         commands,
         "stats",
         db,
-        "leaderboard, or one player's record",
-        "The leaderboard of finished games (people only) and the latest games, or\n"
-        "one player's record with --user.",
+        "rating ladder, or one player's record",
+        "The rating ladder (people and AI strengths, openskill; every finished game)\n"
+        "and the latest games, or one player's record and rating with --user.",
     )
     stats.add_argument(
         "--user",
@@ -770,8 +770,13 @@ async def replay_pictures(store: Storage, game_id: int, directory: Path) -> str:
     return f"Pictures in {directory}: {boards} boards, one per policy{ending}."
 
 
+LADDER_ROWS = 20  # `shbot stats`: the top of the rating ladder (every AI strength too)
+
+
 async def stats_text(store: Storage, user_id: int | None) -> str:
-    """One player's record, or the leaderboard and the latest games."""
+    """One player's record and rating, or the rating ladder and the latest games."""
+    from .ratings import human_key
+
     if user_id is not None:
         stats = await store.player_stats(user_id)
         roles = ", ".join(f"{role} {wins}/{games}" for role, (games, wins) in stats.by_role.items())
@@ -779,14 +784,22 @@ async def stats_text(store: Storage, user_id: int | None) -> str:
             f"Player {user_id}: {stats.games} finished games, {stats.wins} wins "
             f"({stats.win_rate:.0%}). Wins by role: {roles}."
         ]
+        standing = await store.player_rating(human_key(user_id))
+        if standing is None:
+            out.append("Rating: none yet (rated from the first finished game).")
+        else:
+            row, rank, of = standing
+            out.append(
+                f"Rating: {row.rating.ordinal:.1f} (mu {row.rating.mu:.1f}, sigma"
+                f" {row.rating.sigma:.1f}), #{rank} of {of} on the ladder."
+            )
         out += [_summary(g) for g in stats.recent]
         return "\n".join(out)
-    rows = await store.leaderboard(None)
-    out = ["Leaderboard (finished games, humans only):"]
-    out += [
-        f"  {i}. {r.name} (id {r.user_id}): {r.wins}/{r.games} wins ({r.win_rate:.0%})"
-        for i, r in enumerate(rows, 1)
-    ] or ["  nobody has finished a game yet."]
+    out = [
+        "Rating ladder (people and AI strengths, every finished game; mu - 3 sigma,"
+        " a new player is 0):"
+    ]
+    out += _ladder_lines(await store.rating_ladder()) or ["  nobody has finished a game yet."]
     out.append("Latest games:")
     out += [_summary(g) for g in await store.recent_games(limit=10)] or ["  none yet."]
     games, fallbacks = await store.ai_fallbacks(None)
@@ -810,6 +823,38 @@ def ending_words(reason: str | None) -> str | None:
         return ENDINGS[WinReason(reason)]
     except ValueError:
         return reason.replace("_", " ")
+
+
+def _ladder_lines(rows: list[RatingRow]) -> list[str]:
+    """The top of the ladder, then any AI strength below it: one line each."""
+    from .ratings import ai_label, spec_of
+
+    strengths = _ai_strengths()
+    shown = [
+        (rank, row)
+        for rank, row in enumerate(rows, 1)
+        if rank <= LADDER_ROWS or row.user_id is None
+    ]
+    lines = []
+    for rank, row in shown:
+        spec = spec_of(row.player)
+        who = ai_label(spec, strengths) if spec is not None else f"{row.name} (id {row.user_id})"
+        seats = "seats" if spec is not None else "games"
+        lines.append(
+            f"  {rank:>3}. {row.rating.ordinal:6.1f}  {who}: {row.wins}/{row.games} {seats} won"
+        )
+    return lines
+
+
+def _ai_strengths() -> Mapping[str, str]:
+    """The configured AI strengths (strength -> agent spec) that name the ladder's AI
+    players; the defaults when the configuration does not read."""
+    from .config import Config, ConfigError, load_config
+
+    try:
+        return load_config().ai_specs
+    except ConfigError:
+        return Config().ai_specs
 
 
 def _summary(game: GameSummary) -> str:

@@ -61,19 +61,21 @@ class Ladder:
             )
         return [_row(row) for row in rows]
 
-    async def player_rating(self, player: str) -> tuple[RatingRow, int] | None:
-        """A player's rating and rank on the whole ladder (1 = best), or None before
-        their first rated game. `player` is `bot.ratings.human_key` or `ai_key`."""
+    async def player_rating(self, player: str) -> tuple[RatingRow, int, int] | None:
+        """A player's rating, rank on the whole ladder (1 = best) and the ladder's size,
+        or None before their first rated game. `player` is `bot.ratings.human_key` or
+        `ai_key`."""
         async with self._driver.read() as tx:
             rows = await tx.all(
                 f"SELECT {_ROW}, (SELECT COUNT(*) FROM ratings AS o"
-                "  WHERE o.mu - 3 * o.sigma > r.mu - 3 * r.sigma) + 1"
+                "  WHERE o.mu - 3 * o.sigma > r.mu - 3 * r.sigma) + 1,"
+                " (SELECT COUNT(*) FROM ratings)"
                 " FROM ratings AS r WHERE r.player = ?",
                 (player,),
             )
         if not rows:
             return None
-        return _row(rows[0]), int(rows[0][7])
+        return _row(rows[0]), int(rows[0][7]), int(rows[0][8])
 
     async def rate_unrated(self) -> int:
         """Rate the finished games the ladder has not taken in yet (those finished before

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import re
 import sys
 import types
 from collections import Counter
@@ -150,10 +151,26 @@ def test_replay_stats_and_backup(
     assert "Roles:" not in out and "draws" not in out
 
     assert cli.main(["stats", "--user", "100"]) == 0
-    assert "Player 100: 1 finished games" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Player 100: 1 finished games" in out
+    assert re.search(r"Rating: -?\d+\.\d \(mu \d+\.\d, sigma \d\.\d\), #\d of 3 on", out)
     assert cli.main(["stats"]) == 0
     out = capsys.readouterr().out
-    assert "Player0 (id 100)" in out and f"#{running}: 5 players, running" in out
+    # The rating ladder: both humans and the AI strength that held the other three seats,
+    # named as the lobby names it, best first.
+    ladder = re.findall(r"^ +(\d)\. +(-?\d+\.\d)  (.*): (\d)/(\d) (games|seats) won$", out, re.M)
+    assert [int(rank) for rank, *_ in ladder] == [1, 2, 3]
+    assert [float(rating) for _, rating, *_ in ladder] == sorted(
+        (float(rating) for _, rating, *_ in ladder), reverse=True
+    )
+    who = {name: (int(won), int(of), unit) for _, _, name, won, of, unit in ladder}
+    assert who["Player0 (id 100)"][1:] == (1, "games") and who["Player1 (id 101)"][1:] == (
+        1,
+        "games",
+    )
+    [ai] = [name for name in who if name.startswith("AI: ")]
+    assert who[ai][1:] == (3, "seats")
+    assert f"#{running}: 5 players, running" in out
     assert f"#{finished}: 5 players, finished · " in out and " win: " in out
     assert "_" not in out.split("Latest games:")[1]  # no raw reason names (five_liberal)
 

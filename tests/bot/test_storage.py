@@ -1050,10 +1050,10 @@ async def test_finished_games_are_rated_once_and_a_rebuild_gives_the_same_ladder
         assert [r.player for r in await again.rating_ladder(3)] == [
             p for p in (r.player for r in await again.rating_ladder()) if p.startswith("ai:")
         ]
-        row, rank = await again.player_rating(chen) or pytest.fail("Chen is rated")
+        row, rank, of = await again.player_rating(chen) or pytest.fail("Chen is rated")
         assert (row.user_id, row.name, row.games, row.wins) == (3, "Chen", 1, 1)
         everyone = [r.player for r in await again.rating_ladder()]
-        assert rank == everyone.index(chen) + 1
+        assert (rank, of) == (everyone.index(chen) + 1, len(everyone))
         assert await again.player_rating(human_key(99)) is None
 
 
@@ -1084,5 +1084,5 @@ async def test_a_game_rated_by_one_store_is_not_rated_by_another(database: str) 
             roles=[L, F, L, H, L],
         )
         assert await a.rate_unrated() == 0
-        ada, _ = await a.player_rating(human_key(1)) or pytest.fail("Ada is rated")
+        ada, _, _ = await a.player_rating(human_key(1)) or pytest.fail("Ada is rated")
         assert (ada.games, ada.wins) == (1, 0) and ada.rating.mu < 25
