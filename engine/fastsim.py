@@ -6,11 +6,17 @@ no events, no checks and no action objects (unless asked to record them), so Mon
 search and benchmarks can play many games. tests/engine/test_fastsim.py replays
 thousands of recorded fast games through `Game` and demands identical endings.
 
+The rules are not restated here: seating, term limits, the majority, the endings, the
+Hitler zone, the veto, chaos and the power track come from `engine.rules` and the
+variant's `Setup`, which `Game` reads too, precomputed into tables (`_Table` per
+variant and player count, `_Seating` per set of living seats).
+
 Chance is consumed exactly as `Game` with a `SeededChance` consumes it: the role deal,
 the first president and the opening shuffle in that order, then one shuffle of the
-canonical pile (all Liberal tiles, then all Fascist) at every reshuffle. Tiles are ints
-(0 Liberal, 1 Fascist); `random.Random.shuffle` permutes by position only, so an int
-list of the same shape comes out in the same order as the `Policy` list.
+canonical pile (all Liberal tiles, then all Fascist) at every reshuffle, with the same
+`engine.chance.shuffle`. Tiles are ints (0 Liberal, 1 Fascist); a shuffle permutes by
+position only, so an int list of the same shape comes out in the same order as the
+`Policy` list.
 
 Random players (`play_random`, and `play_clean_random` for the reference engine) choose
 with one rule, so both engines fed the same decision RNG play the very same game:
@@ -34,6 +40,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from . import rules
 from .actions import (
     Action,
     CallSpecialElection,
@@ -46,19 +53,10 @@ from .actions import (
     VetoReply,
     Vote,
 )
-from .chance import Chance, SeededChance
+from .chance import Chance, SeededChance, randbelow, shuffle
 from .game import Game
 from .roles import Party, Phase, Policy, Power, Role, WinReason
-from .variants import (
-    CHAOS_AT,
-    FASCIST_TO_WIN,
-    HITLER_ZONE,
-    LIBERAL_TO_WIN,
-    REBALANCED,
-    STANDARD,
-    VETO_AT,
-    Variant,
-)
+from .variants import DRAW, FASCIST_TO_WIN, REBALANCED, STANDARD, Variant
 from .views import PlayerView
 
 # Phases as small ints: the main loop compares them with `==` on locals.
@@ -76,15 +74,20 @@ _PHASE_CODE: dict[Phase, int] = {
 }
 _PHASE_OF_CODE: tuple[Phase, ...] = tuple(_PHASE_CODE)
 
-# Power codes; a power slot maps to the phase it opens (peek opens none).
-_NO_POWER, _PEEK = 0, -1
-_POWER_CODE: dict[Power | None, int] = {
-    None: _NO_POWER,
-    Power.POLICY_PEEK: _PEEK,
-    Power.INVESTIGATE: INVESTIGATE,
-    Power.SPECIAL_ELECTION: SPECIAL_ELECTION,
-    Power.EXECUTION: EXECUTE,
-}
+# Playout-only steps between decisions (never stored in `FastGame.phase`): the election
+# tracker moves (a failed election or an agreed veto), a tile goes on the board (by the
+# government or by chaos), the candidacy passes on.
+_ADVANCE, _PUT, _PASS = 9, 10, 11
+
+# A power slot's code: the phase its decision opens (`rules.POWER_PHASE`), else 0 (no
+# power, or a peek, which needs no decision and changes nothing in a playout).
+_NO_POWER = 0
+
+
+def _power_code(power: Power | None) -> int:
+    phase = rules.POWER_PHASE.get(power) if power is not None else None
+    return _NO_POWER if phase is None else _PHASE_CODE[phase]
+
 
 _LIBERAL_ROLE, _FASCIST_ROLE, _HITLER_ROLE = 0, 1, 2
 _ROLE_OF_CODE = (Role.LIBERAL, Role.FASCIST, Role.HITLER)
@@ -107,28 +110,9 @@ VETO_REPLIES: tuple[int, ...] = (1, 0)  # agree, refuse
 # The president's distinct discards, indexed by the Fascist tiles among the three.
 _DISCARD_OPTIONS: tuple[tuple[int, ...], ...] = ((0,), (0, 1), (0, 1), (1,))
 
-# (i + 1).bit_length() for each shuffle position i: what `Random._randbelow(i + 1)`
-# asks `getrandbits` for. A table beats a method call in the shuffle loop.
-_BITS: tuple[int, ...] = tuple((i + 1).bit_length() for i in range(256))
-
-
-def _shuffle(x: list[int], rng: random.Random) -> None:
-    """`rng.shuffle(x)`, inlined: the same `getrandbits` calls, so the same order."""
-    if type(rng) is not random.Random or len(x) > len(_BITS):
-        rng.shuffle(x)  # a subclass may draw differently: let it
-        return
-    getbits = rng.getrandbits
-    bits = _BITS
-    for i in range(len(x) - 1, 0, -1):
-        k = bits[i]
-        j = getbits(k)
-        while j > i:  # rejection sampling, exactly as `_randbelow_with_getrandbits`
-            j = getbits(k)
-        x[i], x[j] = x[j], x[i]
-
-
-# The public name of `_shuffle` for search code: `rng.shuffle(x)`'s result, in half the time.
-fast_shuffle = _shuffle
+# The name search code imports: `engine.chance.shuffle`, `rng.shuffle(x)`'s result in
+# 60% of the time.
+fast_shuffle = shuffle
 
 # A determinized game's reshuffles read their Fisher-Yates indices straight from a wide
 # random seed: cheaper than seeding a Mersenne Twister (5 us) for every determinization.
@@ -147,24 +131,13 @@ def seeded_shuffle(x: list[int], seed: int) -> int:
     return seed
 
 
-def _randbelow(n: int, rng: random.Random) -> int:
-    """`rng.randrange(n)` for a plain `random.Random` (what `first_president` calls)."""
-    if type(rng) is not random.Random:
-        return rng.randrange(n)
-    k = n.bit_length()
-    r = rng.getrandbits(k)
-    while r >= n:
-        r = rng.getrandbits(k)
-    return r
-
-
 def _new_pile(
     liberal: int, fascist: int, rng: random.Random | None, chance: Chance | None
 ) -> list[int]:
     """A freshly shuffled draw pile (top first) from the canonical list of its tiles."""
     if rng is not None:
         pile = [0] * liberal + [1] * fascist
-        _shuffle(pile, rng)
+        shuffle(pile, rng)
         return pile
     assert chance is not None
     tiles = chance.shuffle([Policy.LIBERAL] * liberal + [Policy.FASCIST] * fascist)
@@ -185,9 +158,9 @@ class _Table:
         self.liberal_tiles = setup.liberal_tiles
         self.fascist_tiles = setup.fascist_tiles
         self.on_board = setup.fascist_policies_at_start
-        # powers[f]: what enacting the f-th Fascist policy grants (index 0 unused).
+        # powers[f]: the phase enacting the f-th Fascist policy opens (index 0 unused).
         self.powers: tuple[int, ...] = tuple(
-            _POWER_CODE[setup.power_after(f)] for f in range(FASCIST_TO_WIN + 1)
+            _power_code(setup.power_after(f)) for f in range(FASCIST_TO_WIN + 1)
         )
 
 
@@ -207,39 +180,30 @@ class _Seating:
 
     `eligible[p][lc][lp]` is the tuple of seats candidate p may nominate when lc and lp
     are the last elected chancellor and president; -1 ("none") indexes the extra last
-    slot, so the playout looks nominees up with no test and no list building.
+    slot, so the playout looks nominees up with no test and no list building. Every
+    table is `engine.rules` evaluated once.
     """
 
-    __slots__ = ("eligible", "living", "next", "others")
+    __slots__ = ("eligible", "living", "majority", "next", "others")
 
     def __init__(self, alive: tuple[bool, ...]) -> None:
         n = len(alive)
-        living = tuple(s for s in range(n) if alive[s])
-        self.living = living
+        self.living: tuple[int, ...] = tuple(rules.living(alive))
+        self.majority = rules.majority(len(self.living))  # Ja ballots that elect
         # next[s]: the first living seat after s (s itself need not be alive).
-        self.next: tuple[int, ...] = tuple(
-            next((s + step) % n for step in range(1, n + 1) if alive[(s + step) % n])
-            for s in range(n)
-        )
+        self.next: tuple[int, ...] = tuple(rules.left_of(alive, s) for s in range(n))
         # others[p]: the living seats other than p (targets of a special election or an
         # execution ordered by `p`).
         self.others: tuple[tuple[int, ...], ...] = tuple(
-            tuple(s for s in living if s != p) for p in range(n)
+            tuple(rules.others(alive, p)) for p in range(n)
         )
-        seats_or_none = [*range(n), -1]
-        limit_president = len(living) > 5  # with 5 or fewer alive only lc is limited
+        seats_or_none: list[int | None] = [*range(n), None]  # None: index -1
+        # rules.eligible_chancellors, with each pair's term limits worked out once.
+        limited = [
+            [rules.term_limited(alive, lp, lc) for lp in seats_or_none] for lc in seats_or_none
+        ]
         self.eligible: list[list[list[tuple[int, ...]]]] = [
-            [
-                [
-                    tuple(
-                        s
-                        for s in living
-                        if s != p and s != lc and not (limit_president and s == lp)
-                    )
-                    for lp in seats_or_none
-                ]
-                for lc in seats_or_none
-            ]
+            [[tuple(rules.others(alive, p, barred)) for barred in row] for row in limited]
             for p in range(n)
         ]
 
@@ -347,10 +311,10 @@ class FastGame:
             rng.seed(seed)
         # The same three draws as `Game.__init__`, in the same order.
         roles = list(table.role_pool)
-        _shuffle(roles, rng)
-        president = _randbelow(players, rng)
+        shuffle(roles, rng)
+        president = randbelow(players, rng)
         pile = [0] * table.liberal_tiles + [1] * table.fascist_tiles
-        _shuffle(pile, rng)
+        shuffle(pile, rng)
 
         g = cls.__new__(cls)
         g.variant = variant
@@ -558,6 +522,15 @@ class FastGame:
             rng = self._rng = random.Random(seed)  # the wide seed is used up
         return _new_pile(liberal, fascist, rng, self._chance)
 
+    def _refill(
+        self, pile: list[int], top: int, discard_liberal: int, discard_fascist: int
+    ) -> list[int]:
+        """The new draw pile when `pile[top:]` is too short: it and the discards, reshuffled."""
+        fascist = sum(pile[top:])
+        return self._reshuffled(
+            len(pile) - top - fascist + discard_liberal, fascist + discard_fascist
+        )
+
     # --- the playout ----------------------------------------------------------------
 
     def play_random(self, rng: random.Random, record: list[Action] | None = None) -> WinReason:
@@ -573,10 +546,16 @@ class FastGame:
         rand = rng.random
         getbits = rng.getrandbits
         powers = self._table.powers
+        liberal_ending = rules.ENDING_BY_LIBERAL
+        fascist_ending = rules.ENDING_BY_FASCIST
+        hitler_zone = rules.HITLER_ZONE_BY_FASCIST
+        veto_unlocked = rules.VETO_BY_FASCIST
+        chaos = rules.CHAOS_BY_TRACKER
         hitler = self.hitler
         alive = self.alive
         seating = self._seating
         living = seating.living
+        majority = seating.majority
         nxt = seating.next
         eligible = seating.eligible
         pile = self._pile
@@ -597,8 +576,31 @@ class FastGame:
         investigated = self.investigated_mask
         votes = self.votes
         reason: WinReason | None = None
+        policy = 0  # the tile going on the board at _PUT ...
+        by_chaos = False  # ... and whether chaos top-decked it
 
+        # One section per phase, in the order a round goes, each falling through to the
+        # next; a section that leads elsewhere sets `phase` and continues.
         while True:
+            if phase == _ADVANCE:  # a failed election or an agreed veto
+                tracker += 1
+                if chaos[tracker]:  # the top tile goes on the board
+                    policy = pile[top]
+                    top += 1
+                    by_chaos = True
+                    phase = _PUT
+                else:
+                    phase = _PASS
+
+            if phase == _PASS:  # the candidacy passes on
+                if caller >= 0:  # after a special election: left of its caller
+                    pres = nxt[caller]
+                    caller = -1
+                else:
+                    pres = nxt[pres]
+                chanc = -1
+                phase = NOMINATE
+
             if phase == NOMINATE:
                 elig = eligible[pres][lc][lp]  # term limits, precomputed (see _Seating)
                 k = len(elig)
@@ -613,7 +615,6 @@ class FastGame:
                 phase = VOTE
 
             if phase == VOTE:
-                m = len(living)
                 if votes:  # resumed mid-vote: only the seats still to vote
                     voters = tuple(s for s in living if s not in votes)
                     ja = sum(votes.values())
@@ -626,46 +627,16 @@ class FastGame:
                     for i, s in enumerate(voters):
                         record.append(Vote(s, bool(ballots >> i & 1)))
                 ja += ballots.bit_count()
-                if 2 * ja <= m:  # a tie fails
-                    tracker += 1
-                    if tracker >= CHAOS_AT:
-                        # Chaos: enact the top tile, ignore its power, forget limits.
-                        tracker = 0
-                        if pile[top]:
-                            fas += 1
-                            if fas >= FASCIST_TO_WIN:
-                                reason = WinReason.SIX_FASCIST
-                                top += 1
-                                break
-                        else:
-                            lib += 1
-                            if lib >= LIBERAL_TO_WIN:
-                                reason = WinReason.FIVE_LIBERAL
-                                top += 1
-                                break
-                        top += 1
-                        lp = lc = -1
-                        if len(pile) - top < 3:
-                            pile = self._reshuffled(
-                                len(pile) - top - sum(pile[top:]) + disc_l,
-                                sum(pile[top:]) + disc_f,
-                            )
-                            top = disc_l = disc_f = 0
-                    if caller >= 0:  # after a special election: left of its caller
-                        pres = nxt[caller]
-                        caller = -1
-                    else:
-                        pres = nxt[pres]
-                    chanc = -1
-                    phase = NOMINATE
+                if ja < majority:
+                    phase = _ADVANCE
                     continue
                 lp = pres
                 lc = chanc
-                if fas >= HITLER_ZONE and chanc == hitler:
+                if hitler_zone[fas] and chanc == hitler:
                     reason = WinReason.HITLER_ELECTED
                     break
-                # Three tiles are always there: reshuffles keep the pile at 3+ and
-                # `Variant.setup` rejects decks too small for that.
+                # Three tiles (DRAW) are always there: reshuffles keep the pile at 3+
+                # and `Variant.setup` rejects decks too small for that.
                 hand_f = pile[top] + pile[top + 1] + pile[top + 2]
                 top += 3
                 phase = DISCARD
@@ -685,51 +656,24 @@ class FastGame:
                 phase = ENACT
 
             if phase == ENACT:
-                options = _ENACT_OPTIONS[hand_f][fas >= VETO_AT and not refused]
+                options = _ENACT_OPTIONS[hand_f][veto_unlocked[fas] and not refused]
                 k = len(options)
-                choice = options[int(rand() * k)] if k > 1 else options[0]
-                if choice == _VETO:
+                policy = options[int(rand() * k)] if k > 1 else options[0]
+                if policy == _VETO:
                     if record is not None:
                         record.append(ProposeVeto(chanc))
                     phase = VETO_REPLY
                 else:
                     if record is not None:
-                        record.append(Enact(chanc, _POLICY_OF_CODE[choice]))
+                        record.append(Enact(chanc, _POLICY_OF_CODE[policy]))
                     # The other tile goes to the discard pile.
-                    if hand_f - choice:
+                    if hand_f - policy:
                         disc_f += 1
                     else:
                         disc_l += 1
                     hand_f = 0
-                    tracker = 0
-                    if choice:
-                        fas += 1
-                        if fas >= FASCIST_TO_WIN:
-                            reason = WinReason.SIX_FASCIST
-                            break
-                    else:
-                        lib += 1
-                        if lib >= LIBERAL_TO_WIN:
-                            reason = WinReason.FIVE_LIBERAL
-                            break
-                    if len(pile) - top < 3:
-                        pile = self._reshuffled(
-                            len(pile) - top - sum(pile[top:]) + disc_l,
-                            sum(pile[top:]) + disc_f,
-                        )
-                        top = disc_l = disc_f = 0
-                    power = powers[fas] if choice else _NO_POWER
-                    if power > 0:  # a power that needs the president's decision
-                        phase = power
-                    else:  # none, or a peek (seeing tiles changes nothing here)
-                        if caller >= 0:
-                            pres = nxt[caller]
-                            caller = -1
-                        else:
-                            pres = nxt[pres]
-                        chanc = -1
-                        phase = NOMINATE
-                        continue
+                    by_chaos = False
+                    phase = _PUT
 
             if phase == VETO_REPLY:
                 agree = rand() < 0.5  # options [agree, refuse]: index 0 iff rand() < .5
@@ -742,45 +686,35 @@ class FastGame:
                 disc_f += hand_f
                 disc_l += 2 - hand_f
                 hand_f = 0
-                # Reshuffle check first, then the tracker (a chaos top-deck takes the top
-                # tile of the resulting pile).
-                if len(pile) - top < 3:
-                    pile = self._reshuffled(
-                        len(pile) - top - sum(pile[top:]) + disc_l,
-                        sum(pile[top:]) + disc_f,
-                    )
+                # The reshuffle check comes before the tracker moves (a chaos top-deck
+                # takes the top tile of the resulting pile).
+                if len(pile) - top < DRAW:
+                    pile = self._refill(pile, top, disc_l, disc_f)
                     top = disc_l = disc_f = 0
-                tracker += 1
-                if tracker >= CHAOS_AT:
-                    tracker = 0
-                    if pile[top]:
-                        fas += 1
-                        if fas >= FASCIST_TO_WIN:
-                            reason = WinReason.SIX_FASCIST
-                            top += 1
-                            break
-                    else:
-                        lib += 1
-                        if lib >= LIBERAL_TO_WIN:
-                            reason = WinReason.FIVE_LIBERAL
-                            top += 1
-                            break
-                    top += 1
-                    lp = lc = -1
-                    if len(pile) - top < 3:
-                        pile = self._reshuffled(
-                            len(pile) - top - sum(pile[top:]) + disc_l,
-                            sum(pile[top:]) + disc_f,
-                        )
-                        top = disc_l = disc_f = 0
-                if caller >= 0:
-                    pres = nxt[caller]
-                    caller = -1
-                else:
-                    pres = nxt[pres]
-                chanc = -1
-                phase = NOMINATE
+                phase = _ADVANCE
                 continue
+
+            if phase == _PUT:  # `policy` goes on the board, enacted or by chaos
+                tracker = 0
+                if policy:
+                    fas += 1
+                    reason = fascist_ending[fas]
+                else:
+                    lib += 1
+                    reason = liberal_ending[lib]
+                if reason is not None:
+                    break
+                if len(pile) - top < DRAW:
+                    pile = self._refill(pile, top, disc_l, disc_f)
+                    top = disc_l = disc_f = 0
+                if by_chaos:  # its power is ignored and term limits are forgotten
+                    lp = lc = -1
+                    phase = _PASS
+                    continue
+                phase = powers[fas] if policy else _NO_POWER
+                if phase == _NO_POWER:  # none, or a peek (seeing changes nothing here)
+                    phase = _PASS
+                    continue
 
             # The rest are the powers: rare, so plainness over speed.
             if phase == INVESTIGATE:
@@ -808,18 +742,13 @@ class FastGame:
                     alive[target] = False
                     seating = _seating(alive)
                     living = seating.living
+                    majority = seating.majority
                     nxt = seating.next
                     eligible = seating.eligible
                     if target == hitler:
                         reason = WinReason.HITLER_EXECUTED
                         break
-            if caller >= 0:
-                pres = nxt[caller]
-                caller = -1
-            else:
-                pres = nxt[pres]
-            chanc = -1
-            phase = NOMINATE
+            phase = _PASS
 
         # Store the final state back, for inspection and comparison.
         self.phase = OVER
@@ -881,7 +810,7 @@ class FastGame:
             return _DISCARD_OPTIONS[self.hand_fascists]
         if phase == ENACT:
             return _ENACT_OPTIONS[self.hand_fascists][
-                self.fascist_policies >= VETO_AT and not self.veto_refused
+                rules.VETO_BY_FASCIST[self.fascist_policies] and not self.veto_refused
             ]
         if phase == VETO_REPLY:
             return VETO_REPLIES
@@ -970,17 +899,16 @@ class FastGame:
 
         Returns ELECTED, FAILED, or CHAOS_LIBERAL / CHAOS_FASCIST (see `cast`).
         """
-        voters = len(self._seating.living)
         ja_count = sum(self.votes.values())
         self.votes = {}
-        if 2 * ja_count <= voters:  # a tie fails
+        if ja_count < self._seating.majority:
             outcome = self._advance_tracker()
             if self.reason is None:
                 self._next_president()
             return FAILED if outcome == NOTHING else outcome
         self.last_president = self.president
         self.last_chancellor = chancellor = self.chancellor
-        if self.fascist_policies >= HITLER_ZONE and chancellor == self.hitler:
+        if rules.HITLER_ZONE_BY_FASCIST[self.fascist_policies] and chancellor == self.hitler:
             self._end(WinReason.HITLER_ELECTED)
             return ELECTED
         pile = self._pile
@@ -1001,7 +929,7 @@ class FastGame:
             return
         self._reshuffle_if_short()
         power = self._table.powers[self.fascist_policies] if policy else _NO_POWER
-        if power > 0:  # a power that needs the president's decision
+        if power != _NO_POWER:  # a power that needs the president's decision
             self.phase = power
             if self.legal_moves():
                 return
@@ -1013,20 +941,18 @@ class FastGame:
         self.election_tracker = 0
         if policy:
             self.fascist_policies += 1
-            if self.fascist_policies >= FASCIST_TO_WIN:
-                self._end(WinReason.SIX_FASCIST)
-                return True
         else:
             self.liberal_policies += 1
-            if self.liberal_policies >= LIBERAL_TO_WIN:
-                self._end(WinReason.FIVE_LIBERAL)
-                return True
-        return False
+        reason = rules.ending(self.liberal_policies, self.fascist_policies)
+        if reason is None:
+            return False
+        self._end(reason)
+        return True
 
     def _advance_tracker(self) -> int:
         """A failed election or an agreed veto; returns the chaos outcome, if any."""
         self.election_tracker += 1
-        if self.election_tracker < CHAOS_AT:
+        if not rules.chaos(self.election_tracker):
             return NOTHING
         # Chaos: enact the top tile, ignore its power, forget term limits.
         policy = self._pile[self._top]
@@ -1039,16 +965,11 @@ class FastGame:
         return outcome
 
     def _reshuffle_if_short(self) -> None:
-        pile = self._pile
-        top = self._top
-        if len(pile) - top >= 3:
-            return
-        fascist = sum(pile[top:])
-        liberal = len(pile) - top - fascist
-        self._pile = self._reshuffled(
-            liberal + self.discard_liberal, fascist + self.discard_fascist
-        )
-        self._top = self.discard_liberal = self.discard_fascist = 0
+        if rules.must_reshuffle(len(self._pile) - self._top):
+            self._pile = self._refill(
+                self._pile, self._top, self.discard_liberal, self.discard_fascist
+            )
+            self._top = self.discard_liberal = self.discard_fascist = 0
 
     def _next_president(self) -> None:
         caller = self.special_election_caller

@@ -231,7 +231,7 @@ class Game:
     def power_targets(self) -> list[int]:
         """Legal targets of the pending presidential power."""
         spent = self.investigated if self.phase is Phase.INVESTIGATE else ()
-        return rules.power_targets(self.alive, self.president, spent)
+        return rules.others(self.alive, self.president, spent)
 
     # --- transitions ----------------------------------------------------------------
 

@@ -62,18 +62,18 @@ def term_limited(
     return sorted(s for s in limited if alive[s])
 
 
+def others(alive: Sequence[bool], seat: int, barred: Container[int] = ()) -> list[int]:
+    """The living seats other than `seat` and not `barred`: whom a president may nominate
+    (barred: the term-limited) or target with a power (barred: the investigated, as
+    nobody is investigated twice)."""
+    return [s for s, up in enumerate(alive) if up and s != seat and s not in barred]
+
+
 def eligible_chancellors(
     alive: Sequence[bool], president: int, last_president: int | None, last_chancellor: int | None
 ) -> list[int]:
     """Seats `president` may nominate: living, not themselves, not term-limited."""
-    limited = term_limited(alive, last_president, last_chancellor)
-    return [s for s in living(alive) if s != president and s not in limited]
-
-
-def power_targets(alive: Sequence[bool], president: int, spent: Container[int] = ()) -> list[int]:
-    """Living seats other than `president` that a power may target (not those `spent`:
-    nobody is investigated twice)."""
-    return [s for s in living(alive) if s != president and s not in spent]
+    return others(alive, president, term_limited(alive, last_president, last_chancellor))
 
 
 def majority(voters: int) -> int:
@@ -111,7 +111,8 @@ def must_reshuffle(draw_pile: int) -> bool:
 
 
 # The same rules indexed by a policy count, for the playout loop: the ending a count
-# brings on (None: play on), and whether a Fascist count opens the Hitler zone or the veto.
+# brings on (None: play on), whether a Fascist count opens the Hitler zone or the veto,
+# and whether the election tracker has reached chaos.
 ENDING_BY_LIBERAL: tuple[WinReason | None, ...] = tuple(
     ending(n, 0) for n in range(LIBERAL_TO_WIN + 1)
 )
@@ -120,3 +121,4 @@ ENDING_BY_FASCIST: tuple[WinReason | None, ...] = tuple(
 )
 HITLER_ZONE_BY_FASCIST: tuple[bool, ...] = tuple(hitler_zone(n) for n in range(FASCIST_TO_WIN + 1))
 VETO_BY_FASCIST: tuple[bool, ...] = tuple(veto_unlocked(n) for n in range(FASCIST_TO_WIN + 1))
+CHAOS_BY_TRACKER: tuple[bool, ...] = tuple(chaos(n) for n in range(CHAOS_AT + 1))
