@@ -404,6 +404,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     low, _, high = args.players.partition("-")
     players = list(range(int(low), int(high or low) + 1))
     mix = parse_mix(args.mix)
+    if any(AgentSpec.parse(spec).name == "humanlike" for spec, _ in mix):
+        # The scripted human-style players are the belief's test of play it was never
+        # fitted on (bench/belief_bench.py --test-on humanlike): never fit on them.
+        parser.error("humanlike seats are for testing the belief, not for fitting it")
     fitted: dict[int, Behaviour] = {}
     pooled = default_behaviour()
     started_from = "installed fit" if FITTED_PATH.exists() else "defaults"

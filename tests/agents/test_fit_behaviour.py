@@ -44,3 +44,10 @@ def test_a_fit_of_selfish_play_reads_selfish_discards(tmp_path: Path) -> None:
     liberal = fitted.discard_liberal[LIBERAL, :, 1:3, :].max()
     fascist = fitted.discard_liberal[FASCIST, :, 1:3, :].min()
     assert liberal < 0.2 < 0.8 < fascist, (liberal, fascist)
+
+
+def test_the_shipped_fit_never_learns_from_humanlike_seats(tmp_path: Path) -> None:
+    """The human-style players test the belief on play it was not fitted on."""
+    with pytest.raises(SystemExit):
+        main(["--games", "1", "--mix", "belief=3,humanlike=1", "--out", str(tmp_path / "x.json")])
+    assert not (tmp_path / "x.json").exists()
