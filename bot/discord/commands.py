@@ -22,6 +22,7 @@ from discord.app_commands import Choice, Range
 from discord.ext import commands
 
 from ..config import STRENGTHS, Config
+from ..ratings import human_key
 from ..storage import Storage
 from . import info, texts
 from .desk import GameDesk
@@ -243,14 +244,31 @@ class GameCommands(commands.Cog):
             interaction, texts.SHOWN_BELOW, embed=info.stats_embed(who.display_name, stats)
         )
 
-    @app_commands.command(name="leaderboard", description="The best players of this server.")
+    @app_commands.command(
+        name="leaderboard",
+        description="The rating ladder: this server's players and each AI strength.",
+    )
     @app_commands.guild_only()
     async def leaderboard(self, interaction: discord.Interaction) -> None:
-        """Best win rates."""
+        """The rating ladder people and AI strengths share (the server's players)."""
         await acknowledge(interaction)  # ephemeral: an error must reach the member alone
-        rows = await self.bot.storage.leaderboard(interaction.guild_id, limit=10)
+        rows = await self.bot.storage.rating_ladder(interaction.guild_id)
         fallbacks = await self.bot.storage.ai_fallbacks(interaction.guild_id)
-        embed = info.leaderboard_embed(rows, fallbacks)
+        embed = info.leaderboard_embed(rows, self.bot.config.ai_specs, fallbacks)
+        await announce(interaction, texts.SHOWN_BELOW, embed=embed)
+
+    @app_commands.command(name="profile", description="A player's rating, games and wins by role.")
+    @app_commands.guild_only()
+    @app_commands.describe(member="whose profile (default: yours)")
+    async def profile(
+        self, interaction: discord.Interaction, member: discord.User | None = None
+    ) -> None:
+        """A member's rating and rank on the ladder, and their record in every server."""
+        who = member or interaction.user
+        await acknowledge(interaction)  # ephemeral: an error must reach the member alone
+        standing = await self.bot.storage.player_rating(human_key(who.id))
+        stats = await self.bot.storage.player_stats(who.id)
+        embed = info.profile_embed(who.display_name, standing, stats)
         await announce(interaction, texts.SHOWN_BELOW, embed=embed)
 
     @app_commands.command(

@@ -1,4 +1,5 @@
-"""The information commands: /rules, /history, /stats, /leaderboard and /settings.
+"""The information commands: /rules, /history, /stats, /leaderboard, /profile and
+/settings.
 
 They read the storage only through its public API; none of them can show anything
 hidden (finished games' roles are public; running games show no more than "in progress").
@@ -13,7 +14,8 @@ from typing import Any, Protocol
 import discord
 
 from ..config import Config
-from ..storage import GameSummary, LeaderboardRow, PlayerStats
+from ..ratings import ai_label, spec_of
+from ..storage import GameSummary, LeaderboardRow, PlayerStats, RatingRow
 from . import texts
 from .lobby import SETTING_KEYS, LobbyOptions, default_options
 
@@ -39,6 +41,14 @@ class InfoStorage(Protocol):
         self, guild_id: int | None, *, limit: int = 10, min_games: int = 1
     ) -> list[LeaderboardRow]:
         """Best win rates."""
+        ...
+
+    async def rating_ladder(self, guild_id: int | None = None) -> list[RatingRow]:
+        """The rating ladder, best first: AI strengths and the guild's humans."""
+        ...
+
+    async def player_rating(self, player: str) -> tuple[RatingRow, int, int] | None:
+        """A player's rating, rank and the ladder's size."""
         ...
 
     async def ai_fallbacks(self, guild_id: int | None) -> tuple[int, int]:
@@ -118,27 +128,91 @@ def stats_embed(name: str, stats: PlayerStats) -> discord.Embed:
     return embed
 
 
+LADDER_ROWS = 10  # /leaderboard: the top of the ladder (any AI strength below is added)
+
+
+def ladder_lines(
+    rows: list[RatingRow], strengths: Mapping[str, str], top: int = LADDER_ROWS
+) -> list[str]:
+    """The top `top` of the ladder, then each AI strength below it (so players always see
+    where easy, normal and strong stand), a gap marked where rows are left out."""
+    lines: list[str] = []
+    last = 0
+    for rank, row in enumerate(rows, start=1):
+        spec = spec_of(row.player)
+        if rank > top and spec is None:
+            continue
+        if rank > last + 1:
+            lines.append(texts.LEADERBOARD_GAP)
+        last = rank
+        rating = row.rating.ordinal
+        if spec is None:
+            line = texts.LEADERBOARD_LINE.format(
+                rank=rank, rating=rating, user_id=row.user_id, wins=row.wins, games=row.games
+            )
+        else:
+            line = texts.LEADERBOARD_AI_LINE.format(
+                rank=rank,
+                rating=rating,
+                label=ai_label(spec, strengths),
+                wins=row.wins,
+                games=row.games,
+            )
+        lines.append(line)
+    return lines
+
+
 def leaderboard_embed(
-    rows: list[LeaderboardRow], fallbacks: tuple[int, int] = (0, 0)
+    rows: list[RatingRow],
+    strengths: Mapping[str, str],
+    fallbacks: tuple[int, int] = (0, 0),
 ) -> discord.Embed:
-    """The best win rates of the server, and how often its AI seats fell back
-    (`fallbacks`: finished games, fallbacks)."""
-    lines = [
-        texts.LEADERBOARD_LINE.format(
-            rank=rank, user_id=row.user_id, wins=row.wins, games=row.games, rate=row.win_rate
-        )
-        for rank, row in enumerate(rows, start=1)
-    ]
+    """The rating ladder of the server's players and every AI strength
+    (`strengths`: strength -> agent spec, to name them), and how often the AI seats fell
+    back (`fallbacks`: finished games, fallbacks)."""
     embed = discord.Embed(
         title=texts.LEADERBOARD_TITLE,
-        description="\n".join(lines) or texts.LEADERBOARD_EMPTY,
+        description="\n".join(ladder_lines(rows, strengths)) or texts.LEADERBOARD_EMPTY,
         colour=INFO_COLOUR,
     )
+    if rows:
+        embed.set_footer(text=texts.LEADERBOARD_FOOTER)
     games, fell_back = fallbacks
     if games:  # the alarm of issue 19: in normal operation this stays at 0
         embed.add_field(
             name=texts.AI_FALLBACKS_NAME,
             value=texts.AI_FALLBACKS.format(fallbacks=fell_back, games=games),
+        )
+    return embed
+
+
+def profile_embed(
+    name: str, standing: tuple[RatingRow, int, int] | None, stats: PlayerStats
+) -> discord.Embed:
+    """A member's rating and rank on the ladder, and their record over every server
+    (the rating is global, so the record beside it is too): games, wins, wins by role."""
+    embed = discord.Embed(title=texts.PROFILE_TITLE.format(name=name), colour=INFO_COLOUR)
+    if standing is None:
+        embed.description = texts.PROFILE_UNRATED.format(name=name)
+    else:
+        row, rank, of = standing
+        embed.description = texts.PROFILE_RATING.format(
+            rating=row.rating.ordinal, mu=row.rating.mu, sigma=row.rating.sigma, rank=rank, of=of
+        )
+    if stats.games:
+        embed.add_field(
+            name=texts.PROFILE_RECORD_NAME,
+            value=texts.PROFILE_RECORD.format(
+                games=stats.games, wins=stats.wins, rate=stats.win_rate
+            ),
+            inline=False,
+        )
+        embed.add_field(
+            name=texts.PROFILE_ROLES_NAME,
+            value="\n".join(
+                texts.STATS_ROLE.format(role=role.capitalize(), wins=wins, games=games)
+                for role, (games, wins) in stats.by_role.items()
+            ),
         )
     return embed
 
@@ -175,7 +249,9 @@ __all__ = [
     "InfoStorage",
     "history_embed",
     "leaderboard_embed",
+    "ladder_lines",
     "outcome",
+    "profile_embed",
     "rules_embed",
     "settings_embed",
     "stats_embed",

@@ -125,11 +125,28 @@ STATS_TITLE = "{name}'s record"
 STATS_NONE = "{name} has not finished a game here yet."
 STATS_BODY = "**{games}** games · **{wins}** wins · **{rate:.0%}** win rate"
 STATS_ROLE = "{role}: {wins}/{games}"
-LEADERBOARD_TITLE = "Leaderboard"
+LEADERBOARD_TITLE = "Rating ladder"
 LEADERBOARD_EMPTY = "Nobody has finished a game here yet."
 AI_FALLBACKS_NAME = "AI players"
 AI_FALLBACKS = "{fallbacks} decision(s) answered by a stand-in in {games} finished game(s)."
-LEADERBOARD_LINE = "`{rank:>2}` <@{user_id}> · {wins}/{games} wins · {rate:.0%}"
+# The ladder people and AI strengths share (bot.ratings): a rank, the conservative rating
+# (mu - 3 sigma), who, and their rated games (an AI strength's seats).
+LEADERBOARD_LINE = "`{rank:>2}` **{rating:.1f}** <@{user_id}> · {wins}/{games} wins"
+LEADERBOARD_AI_LINE = "`{rank:>2}` **{rating:.1f}** {label} · {wins}/{games} seats won"
+LEADERBOARD_GAP = "…"
+LEADERBOARD_FOOTER = (
+    "Rating: skill minus 3 times its uncertainty (openskill), 0 for a new player; it rises"
+    " with wins and with games. People and each AI strength share one ladder across"
+    " servers; this server's players are shown."
+)
+PROFILE_TITLE = "{name}'s profile"
+PROFILE_RATING = (
+    "Rating **{rating:.1f}** (skill {mu:.1f} ± {sigma:.1f}) · #{rank} of {of} on the ladder"
+)
+PROFILE_UNRATED = "{name} is not rated yet: the rating starts with the first finished game."
+PROFILE_RECORD_NAME = "Every server"
+PROFILE_RECORD = "**{games}** games · **{wins}** wins · **{rate:.0%}** win rate"
+PROFILE_ROLES_NAME = "Wins by role"
 SETTINGS_TITLE = "Defaults for new tables in this server"
 SETTINGS_SAVED = "Saved. New tables in this server start with these options."
 SETTINGS_NEED_MANAGE = "Only members with the Manage Server permission can change the defaults."

@@ -121,7 +121,7 @@ async def test_lobby_and_information_handlers_acknowledge_before_the_database(
     await alice.slash(table.channel, "kick", seat=3)
     await dave.click(message, label="Leave")  # not seated: a refusal after the read
     await carol.click(message, label="Start")  # not the host
-    for command in ("history", "stats", "leaderboard"):
+    for command in ("history", "stats", "leaderboard", "profile"):
         await alice.slash(table.channel, command)
     await mod.slash(table.channel, "settings")
     await mod.slash(table.channel, "settings", players=7)

@@ -175,7 +175,12 @@ async def test_guild_only_commands_from_a_dm_get_a_clear_answer(table: Harness) 
 
 @pytest.mark.parametrize(
     ("command", "read"),
-    [("history", "recent_games"), ("stats", "player_stats"), ("leaderboard", "leaderboard")],
+    [
+        ("history", "recent_games"),
+        ("stats", "player_stats"),
+        ("leaderboard", "rating_ladder"),
+        ("profile", "player_rating"),
+    ],
 )
 async def test_an_error_after_a_public_command_is_told_to_the_member_alone(
     table: Harness, monkeypatch: pytest.MonkeyPatch, command: str, read: str

@@ -1,5 +1,5 @@
-"""The information commands after a real game: /history, /stats, /leaderboard, /settings,
-/rules, through discord.py's real dispatch."""
+"""The information commands after a real game: /history, /stats, /leaderboard, /profile,
+/settings, /rules, through discord.py's real dispatch."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 import simcord
 
 from bot.discord import texts
+from bot.ratings import RatedSeat, ai_key, human_key, rate
 
 from .driver import Driver
 from .harness import Harness, embed_text, public_followup, told
@@ -23,7 +24,7 @@ async def table(tmp_path: Path) -> AsyncIterator[Harness]:
         yield h
 
 
-async def test_history_stats_and_leaderboard_after_a_game(table: Harness) -> None:
+async def test_history_stats_leaderboard_and_profile_after_a_game(table: Harness) -> None:
     alice, bob = table.members[:2]
     empty = await alice.slash(table.channel, "history")
     assert told(empty) == texts.SHOWN_BELOW  # the deferred reply: the member's alone
@@ -48,10 +49,41 @@ async def test_history_stats_and_leaderboard_after_a_game(table: Harness) -> Non
     won = game.roles is not None and (game.roles[0].value == "liberal") == (winner == "Liberals")
     assert f"**{int(won)}** wins" in text
 
+    assert game.roles is not None and game.winner is not None
+    # The game rated Alice and the AI strength of the other four seats on one ladder.
+    seats = [
+        RatedSeat(human_key(alice.id) if s == 0 else ai_key("random"), role.party)
+        for s, role in enumerate(game.roles)
+    ]
+    rated = rate(seats, game.winner, {})
+    alice_rating = rated[human_key(alice.id)].ordinal
+    ai_rating = rated[ai_key("random")].ordinal
+    ai_won = sum(role.party is game.winner for role in game.roles[1:])
+
     board = await bob.slash(table.channel, "leaderboard")
     text = embed_text(public_followup(board))
-    assert f"<@{alice.id}> · {int(won)}/1 wins" in text
+    alice_line = f"**{alice_rating:.1f}** <@{alice.id}> · {int(won)}/1 wins"
+    # FAST plays every strength with "random": the ladder names it after the first.
+    ai_line = f"**{ai_rating:.1f}** AI: easy (random) · {ai_won}/4 seats won"
+    assert alice_line in text and ai_line in text
+    first, second = (alice_line, ai_line) if alice_rating > ai_rating else (ai_line, alice_line)
+    assert f"` 1` {first}" in text and f"` 2` {second}" in text
+    assert public_followup(board).embeds[0].footer.text == texts.LEADERBOARD_FOOTER
     assert texts.AI_FALLBACKS.format(fallbacks=0, games=1) in text  # the AI never fell back
+
+    profile = await bob.slash(table.channel, "profile", member=alice)
+    text = embed_text(public_followup(profile))
+    rank = 1 if alice_rating > ai_rating else 2
+    mu, sigma = rated[human_key(alice.id)].mu, rated[human_key(alice.id)].sigma
+    assert f"Rating **{alice_rating:.1f}** (skill {mu:.1f} ± {sigma:.1f})" in text
+    assert f"#{rank} of 2 on the ladder" in text
+    assert f"**1** games · **{int(won)}** wins" in text
+    role = game.roles[0].value.capitalize()
+    assert f"{role}: {int(won)}/1" in text
+    unrated = await bob.slash(table.channel, "profile")  # Bob's own: he has not played
+    text = embed_text(public_followup(unrated))
+    assert texts.PROFILE_UNRATED.format(name=bob.name) in text
+    assert "Rating **" not in text and "games ·" not in text
 
 
 async def test_settings_change_the_defaults_of_new_tables(table: Harness) -> None:
