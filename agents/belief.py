@@ -226,6 +226,7 @@ class Belief:
         self._set_roles(every_deal(setup.players, setup.fascists))
         # Per assignment, seat and style: log-likelihood of that seat's own moves.
         self.style_ll: Array = np.zeros((len(self.roles), self.players, self._styles))
+        self._weights_of: dict[int, Array] = {}  # seat -> its style weights, (A, K)
         self.joint: Array = np.zeros((len(self.roles), 1, self.depth, 1, 1))
         self.joint[:, 0, setup.liberal_tiles, 0, 0] = 1.0 / len(self.roles)
         # Public state, tracked from events.
@@ -406,11 +407,18 @@ class Belief:
         return self._weigh(factor[:, None, None, None, None])
 
     def _style_weights(self, seats: Sequence[int]) -> Array:
-        """P(style | assignment, the seats' own moves so far), shape (A, seats, K)."""
-        ll = self.style_ll[:, list(seats), :] + self._log_prior
-        ll -= ll.max(axis=-1, keepdims=True)
-        weights = np.exp(ll)
-        return np.asarray(weights / weights.sum(axis=-1, keepdims=True))
+        """P(style | assignment, the seats' own moves so far), shape (A, seats, K).
+
+        Kept per seat until that seat moves again (most moves read one seat's weights
+        while the others' stay as they were).
+        """
+        for seat in seats:
+            if seat not in self._weights_of:
+                ll = self.style_ll[:, seat, :] + self._log_prior
+                ll -= ll.max(axis=-1, keepdims=True)
+                weights = np.exp(ll)
+                self._weights_of[seat] = weights / weights.sum(axis=-1, keepdims=True)
+        return np.stack([self._weights_of[seat] for seat in seats], axis=1)
 
     def _weigh_move(self, actor: int, factors: Array) -> None:
         """Evidence of one move by `actor`: `factors[..., k]` is its likelihood under
@@ -437,6 +445,7 @@ class Belief:
             likelihoods = (marginal[..., None] * factors).sum(axis=(1, 2, 3, 4)) / safe[:, None]
         if self._weigh(mixed):
             self.style_ll[:, actor, :] += np.log(np.maximum(likelihoods, 1e-300))
+            self._weights_of.pop(actor, None)
 
     def _choice_at(
         self,
@@ -572,6 +581,7 @@ class Belief:
         self.joint = self.joint[keep]
         self.joint /= self.joint.sum()
         self.style_ll = self.style_ll[keep]
+        self._weights_of.clear()
 
     def _game_ended(self, roles: Sequence[Role]) -> None:
         self.over = True
@@ -612,6 +622,8 @@ class Belief:
                 mixed = (self._style_weights(voters) * chances).sum(axis=-1).prod(axis=1)
                 if self._weigh_assignments(mixed):
                     self.style_ll[:, voters, :] += np.log(chances)
+                    for voter in voters:
+                        self._weights_of.pop(voter, None)
         if not result.elected:
             return
         self.last_government = (result.president, result.chancellor)
@@ -762,6 +774,7 @@ class Belief:
         enact = np.einsum("apk,ak->ap", chance, chancellor)
         likelihood = np.einsum("ad,adpk,ap->ak", drawn, tables, enact)
         self.style_ll[:, president, :] += np.log(np.maximum(likelihood, 1e-300))
+        self._weights_of.pop(president, None)
 
     # --- the deck ---------------------------------------------------------------------
 
