@@ -1,8 +1,10 @@
-"""The exact belief: sums, hard zeros, a posterior computed by hand, the deck invariant.
+"""The exact belief: sums, hard zeros, a posterior computed by hand, the deck invariant,
+and the play styles that keep strangers' moves (a Liberal's lie too) from ruling out
+the truth.
 
 Positions come from real `Game`s: random legal actions, and claims driven through
 `game.legal_claims(seat)` (random for Fascists and Hitler, the truth or silence for
-Liberals, whom the behaviour model holds to the truth).
+Liberals in most tests; lies for everyone in the styles' tests).
 """
 
 from __future__ import annotations

@@ -200,7 +200,7 @@ TARGETS = (Phase.PRESIDENT_DISCARD, Phase.CHANCELLOR_ENACT, Phase.NOMINATE, Phas
 
 def _truthful_games() -> list[Game]:
     """Mid-game positions of Selfish games where claims come from `claim_for` (Liberals
-    never lie, as the belief's model assumes), stopped at every kind of phase."""
+    never lie, as the bots' own Liberals do), stopped at every kind of phase."""
     out: list[Game] = []
     rng = random.Random(11)
     for game_seed in range(28):
