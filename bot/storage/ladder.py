@@ -144,6 +144,8 @@ async def _apply(tx: Tx, game_id: int, winner: Party, now: float) -> None:
         count, wins = won.get(player, (0, 0))
         won[player] = (count + 1, wins + int(party is winner))
     keys = sorted(names)
+    if len(keys) < 2:
+        return  # one player held every seat (an AI against itself): nobody's skill shows
     for key in keys:  # one at a time in key order: see the module's docstring
         user_id, name = names[key]
         await tx.all(
@@ -156,8 +158,6 @@ async def _apply(tx: Tx, game_id: int, winner: Party, now: float) -> None:
         [row] = await tx.all(f"SELECT mu, sigma FROM ratings WHERE player = ?{tx.lock}", (key,))
         current[key] = Rating(float(row["mu"]), float(row["sigma"]))
     updated = ratings.rate(seats, winner, current)
-    if not updated:
-        return  # one player held every seat: nobody's skill shows
     await tx.many(
         "UPDATE ratings SET name = ?, mu = ?, sigma = ?, games = games + ?, wins = wins + ?,"
         " updated_at = ? WHERE player = ?",

@@ -1071,7 +1071,7 @@ async def test_a_game_rated_by_one_store_is_not_rated_by_another(database: str) 
             reason=WinReason.FIVE_LIBERAL,
             roles=[L, F, L, H, L],
         )
-        assert [(r.player, r.games) for r in await b.rating_ladder()] == [(ai_key("random"), 0)]
+        assert await b.rating_ladder() == []  # taken in, but nobody's skill showed
         assert await b.rate_unrated() == 0 and await a.rate_unrated() == 0
         game = await b.create_game(
             players=5, variant=STANDARD, seed=6, seats=seats_for(5, {0: (1, "Ada")}), options={}
