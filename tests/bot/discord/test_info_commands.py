@@ -10,8 +10,9 @@ import discord
 import pytest
 import simcord
 
-from bot.discord import texts
-from bot.ratings import RatedSeat, ai_key, human_key, rate
+from bot.discord import info, texts
+from bot.ratings import RatedSeat, Rating, ai_key, human_key, rate
+from bot.storage import RatingRow
 
 from .driver import Driver
 from .harness import Harness, embed_text, public_followup, told
@@ -131,3 +132,20 @@ async def test_rules_are_shown_to_the_asker_only(table: Harness) -> None:
     assert result.ephemeral and result.response is not None
     text = embed_text(result.response)
     assert texts.RULES_TITLE in text and "Hitler elected chancellor" in text
+
+
+def test_the_ladder_shows_every_ai_strength_even_below_the_top() -> None:
+    """Players always see where each AI strength stands: the top ten, then a gap, then
+    the AI strengths ranked lower, named as the lobby names them."""
+    strengths = {"easy": "selfish", "normal": "belief", "strong": "belief-ismcts:seconds=2"}
+    rows = [RatingRow(human_key(u), u, f"p{u}", Rating(40.0 - u, 2.0), 5, 3) for u in range(1, 13)]
+    rows.insert(2, RatingRow(ai_key("belief"), None, "belief", Rating(34.5, 1.0), 40, 20))
+    rows.append(RatingRow(ai_key("selfish"), None, "selfish", Rating(20.0, 1.0), 30, 9))
+    lines = info.ladder_lines(rows, strengths)
+    assert lines[2] == "` 3` **31.5** AI: normal (belief) · 20/40 seats won"
+    assert lines[0] == "` 1` **33.0** <@1> · 3/5 wins"
+    assert lines[10:] == [
+        texts.LEADERBOARD_GAP,
+        "`14` **17.0** AI: easy (selfish) · 9/30 seats won",
+    ]
+    assert len(lines) == 12  # ranks 11-13 (people) are left out
