@@ -431,18 +431,21 @@ class Belief:
         if self._styles == 1:
             self._weigh(factors[..., 0])
             return
-        weights = self._style_weights([actor])[:, 0, None, None, None, None, :]
-        mixed = (factors * weights).sum(axis=-1)
+        # Batched matrix products over the style axis (faster than reducing it).
+        rows, styles = len(factors), factors.shape[-1]
+        table = factors.reshape(rows, -1, styles)  # (A, cells, K)
+        weights = self._style_weights([actor])[:, 0, :, None]  # (A, K, 1)
+        mixed = np.matmul(table, weights).reshape(factors.shape[:-1])
         # Sum the joint over the hidden axes the move does not depend on first: the
         # averages then cost a small array, not the whole joint per style.
         flat = tuple(axis for axis in (1, 2, 3, 4) if factors.shape[axis] == 1)
         if len(flat) == 4:
-            likelihoods = factors.reshape(len(factors), -1)
+            likelihoods = table[:, 0, :]
         else:
             marginal = self.joint.sum(axis=flat, keepdims=True) if flat else self.joint
-            mass = marginal.sum(axis=(1, 2, 3, 4))
-            safe = np.where(mass > 0, mass, 1.0)
-            likelihoods = (marginal[..., None] * factors).sum(axis=(1, 2, 3, 4)) / safe[:, None]
+            cells = np.broadcast_to(marginal, factors.shape[:-1]).reshape(rows, 1, -1)
+            mass = cells.sum(axis=2)
+            likelihoods = np.matmul(cells, table)[:, 0, :] / np.where(mass > 0, mass, 1.0)
         if self._weigh(mixed):
             self.style_ll[:, actor, :] += np.log(np.maximum(likelihoods, 1e-300))
             self._weights_of.pop(actor, None)
@@ -619,7 +622,7 @@ class Belief:
             if chances.shape[-1] == 1:
                 self._weigh_assignments(chances[:, :, 0].prod(axis=1))
             else:
-                mixed = (self._style_weights(voters) * chances).sum(axis=-1).prod(axis=1)
+                mixed = np.einsum("avk,avk->av", self._style_weights(voters), chances).prod(axis=1)
                 if self._weigh_assignments(mixed):
                     self.style_ll[:, voters, :] += np.log(chances)
                     for voter in voters:
