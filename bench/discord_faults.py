@@ -359,10 +359,11 @@ class Members:
                 opened = await member.click(message, label=texts.BUTTON_HAND)
                 hand = opened.response
                 choices = [c["label"] for c in components(hand)] if hand is not None else []
-                if not choices:  # not yet (the President holds it) or gone: later
+                if not choices:
                     self.refused[_reply(opened)[:60]] += 1
-                    self.done.discard((member.id, decision))
-                    self.parked[member.id] = game_progress(self.table)
+                    if _reply(opened) == texts.HAND_NOT_YET:  # again once the President discarded
+                        self.done.discard((member.id, decision))
+                        self.parked[member.id] = game_progress(self.table)
                     return
                 result = await member.click(hand, label=self.rng.choice(choices))
             else:

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from agents.talk import TableTalk
 from engine import (
     Action,
     Claim,
@@ -170,6 +171,7 @@ class SessionOptions:
     substitute: str | None = None  # the agent for absent players; None: strongest available
     ai_budget_s: float = DEFAULT_BUDGET_S  # seconds an AI may think per decision
     suspicion: bool = True  # record the exact belief's suspicion tracks for the reveal
+    talk: bool = True  # AI seats say whom they trust least after a session (`agents.talk`)
     # The least time between asking an AI seat and showing its move: people follow a
     # table where moves come at a human pace. 0 (none) in tests and benchmarks.
     ai_pace_s: float = 0.0
@@ -186,6 +188,7 @@ class SessionOptions:
             "substitute": self.substitute,
             "ai_budget_s": self.ai_budget_s,
             "suspicion": self.suspicion,
+            "talk": self.talk,
             "ai_pace_s": self.ai_pace_s,
         }
 
@@ -197,6 +200,7 @@ class SessionOptions:
             substitute=data.get("substitute"),
             ai_budget_s=float(data.get("ai_budget_s", DEFAULT_BUDGET_S)),
             suspicion=bool(data.get("suspicion", True)),
+            talk=bool(data.get("talk", True)),
             ai_pace_s=_seconds(data.get("ai_pace_s")),
         )
 
@@ -301,6 +305,8 @@ class GameSession:
             fallbacks=resume.fallbacks if resume else 0,
         )
         self._asked: int | None = None  # the decision whose seats are all being asked
+        self._talk: TableTalk | None = None  # the AI seats' words (built when first used)
+        self._talk_heard = 0  # how many of the game's events it has heard
         self._decision_deadline: float | None = None  # its running timer, if any
         self._expiries: dict[int, int] = dict(resume.expiries) if resume else {}
         self._unshown = resume.unshown if resume else ()
@@ -606,6 +612,7 @@ class GameSession:
                 self._raise_failure()
                 if self._claims.pending:
                     await self._claim_windows()
+                    await self._table_talk()  # the session is over: the AI seats speak
                 else:
                     await self._decision()
             self._raise_failure()
@@ -780,6 +787,54 @@ class GameSession:
         async with self._lock:
             self._claims.close(self._turn, seats)
             await self._save_state()
+
+    async def _table_talk(self) -> None:
+        """What the AI seats say after a session (off: `SessionOptions.talk`). Their
+        beliefs run in the suspicion thread: many games must not starve the loop."""
+        if not self.options.talk or self.game.is_over:
+            return
+        ai = [s for s, seat in enumerate(self._seats) if seat.is_ai]
+        if not ai:
+            return
+        if self._talk is None:
+            self._talk = TableTalk(self.game.setup, self.game.roles, ai)
+        talk, events, names = self._talk, self.game.events[self._talk_heard :], self._names()
+        self._talk_heard = len(self.game.events)
+
+        def speak() -> list[tuple[int, str]]:
+            talk.hear(events)
+            return talk.remarks(names)
+
+        loop = asyncio.get_running_loop()
+        try:
+            said = await loop.run_in_executor(SUSPICION_THREAD, speak)
+        except Exception:  # words are a nicety: a fault here must not stop the game
+            log.warning("game %d: the AI seats could not speak", self.game_id, exc_info=True)
+            self._talk = None  # rebuilt from every event at the next session
+            self._talk_heard = 0
+            return
+        for seat, words in said:
+            self._post_notice(f"💬 {self._table.seats[seat].name}: {words}")
+
+    async def ask_ai(self, seat: int) -> str | None:
+        """An AI seat's read of the table (`/ask`), from its own view only; None if the
+        seat is not played by an AI."""
+        if not self._seats[seat].is_ai or self.game.is_over:
+            return None
+        ai = [s for s, info in enumerate(self._seats) if info.is_ai]
+        if self._talk is None or seat not in self._talk.speakers:
+            self._talk, self._talk_heard = TableTalk(self.game.setup, self.game.roles, ai), 0
+        talk, events, names = self._talk, self.game.events[self._talk_heard :], self._names()
+        self._talk_heard = len(self.game.events)
+
+        def answer() -> str | None:
+            talk.hear(events)
+            return talk.ask(seat, names)
+
+        return await asyncio.get_running_loop().run_in_executor(SUSPICION_THREAD, answer)
+
+    def _names(self) -> list[str]:
+        return [seat.name for seat in self._table.seats]
 
     async def _finish(self) -> None:
         game = self.game

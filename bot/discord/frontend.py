@@ -716,12 +716,15 @@ class DiscordFrontend:
         """The current round message grows no more: shown as it stands, and kept while
         calls on it are open."""
         state = self.state(table.game_id)
-        rnd, state.round = state.round, None
+        rnd = state.round
         if rnd is None:
             return
+        # Shown before it is let go: if Discord refuses (a lost permission), the round
+        # stays current and goes out when the outbox delivers this message again.
+        await self._show_round(table, rnd)
+        state.round = None
         if rnd.calls:
             state.older.append(rnd)
-        await self._show_round(table, rnd)
 
     async def _show_rounds(self, table: Table) -> None:
         """Edit every round message that changed (one edit per message per burst)."""

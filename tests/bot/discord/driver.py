@@ -16,6 +16,7 @@ import simcord
 
 from bot.discord.components import ComponentId
 from bot.discord.texts import BUTTON_HAND as HAND_LABEL
+from bot.discord.texts import HAND_NOT_YET
 
 from .harness import Harness, embed_text
 
@@ -132,9 +133,10 @@ class Driver:
             self.hands_opened += 1
             assert opened.ephemeral and opened.response is not None, opened
             hand = opened.response
-            if not components(hand):  # not yet: the President still holds the policies
+            if not components(hand):  # refused: looked at again later
                 self.done.discard((member.id, str(decision)))
-                self.parked[member.id] = game_progress(self.table)
+                if hand.content == HAND_NOT_YET:  # once the President has discarded
+                    self.parked[member.id] = game_progress(self.table)
                 self.replies.append(hand.content)
                 return hand.content
             choice = self.rng.choice([c["label"] for c in components(hand)])

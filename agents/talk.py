@@ -1,0 +1,194 @@
+"""What an AI player says at the table: its read of the others, from its own view only.
+
+A good player says whom they trust least and why ("Rosa enacted a Fascist policy though
+she claims she was passed a Liberal"), and whom they trust most. An AI seat says the same
+from the exact belief (`agents.belief`):
+
+- a Liberal speaks its own belief: its own information set (its role, its hands, its
+  investigations) and the table's public events;
+- a Fascist or Hitler speaks the belief a Liberal in its seat would hold from the public
+  events alone (its own claims included, as the table heard them): its cover story. What
+  it knows of its team never reaches its words.
+
+So a seat's words are a function of the public history and of its own private
+information only: two games with the same public history and the same private
+information for the speaker give the same words, whoever the Fascists are.
+
+`TableTalk` follows one game's events for its AI seats and says, after a legislative
+session, one line for each AI seat whose read changed; `read` answers `/ask`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from engine import Party, Policy, Role, Setup
+from engine import events as ev
+
+from .belief import Belief, Marginals
+
+# Below this, a seat's suspicion is not worth a remark (the prior of a 10-player table
+# is 0.4: a read must stand out from it to be said).
+SAY_ABOVE = 0.15  # how far above the table's base rate the least trusted must be
+
+
+def fascist_share(marginals: Marginals, seat: int) -> float:
+    """P(seat is on the Fascist team: a Fascist or Hitler)."""
+    return marginals[seat][1] + marginals[seat][2]
+
+
+def reasons_against(events: Iterable[ev.Event], seat: int, names: Sequence[str]) -> list[str]:
+    """Public facts that count against `seat`, most telling first (phrased after the
+    seat's name: "enacted a Fascist policy ...")."""
+    found: list[tuple[int, str]] = []  # (weight, phrase)
+    passed: ev.PolicyHandPassed | None = None  # the last session's government
+    enacted: Policy | None = None  # and what it enacted
+    # What the session's President says they passed, and the Chancellor received.
+    said: dict[str, tuple[Policy, ...]] = {}
+    for event in events:
+        match event:
+            case ev.PolicyHandPassed():
+                passed, enacted = event, None
+                said.clear()
+            case ev.ChancellorClaimed(chancellor=chancellor, received=hand):
+                said["chancellor"] = hand
+                if chancellor == seat and Policy.LIBERAL in hand and enacted is Policy.FASCIST:
+                    found.append((3, "enacted a Fascist policy though claiming a Liberal in hand"))
+            case ev.PresidentClaimed(passed=hand):
+                said["president"] = hand
+        if (
+            isinstance(event, ev.PresidentClaimed | ev.ChancellorClaimed)
+            and passed is not None
+            and seat in (passed.president, passed.chancellor)
+            and len(said) == 2
+            and sorted(said["president"]) != sorted(said["chancellor"])
+        ):
+            other = passed.chancellor if seat == passed.president else passed.president
+            found.append((3, f"tells a story about the hand that {names[other]} denies"))
+        match event:
+            case ev.PolicyEnacted(policy=Policy.FASCIST, chaos=False) if passed is not None:
+                enacted = Policy.FASCIST
+                if passed.chancellor == seat:
+                    found.append((2, "enacted a Fascist policy as Chancellor"))
+                elif passed.president == seat:
+                    found.append((1, "was President when a Fascist policy passed"))
+            case ev.PolicyEnacted(policy=Policy.LIBERAL, chaos=False):
+                enacted = Policy.LIBERAL
+            case ev.InvestigationClaimed(president=president, target=target, party=party):
+                if target == seat and party is Party.FASCIST:
+                    found.append((3, f"was called a Fascist by {names[president]}"))
+    found.sort(key=lambda item: -item[0])
+    return [phrase for _, phrase in found]
+
+
+def reasons_for(events: Iterable[ev.Event], seat: int, names: Sequence[str]) -> list[str]:
+    """Public facts that speak for `seat`, most telling first."""
+    found: list[tuple[int, str]] = []
+    passed: ev.PolicyHandPassed | None = None
+    for event in events:
+        match event:
+            case ev.PolicyHandPassed():
+                passed = event
+            case ev.PolicyEnacted(policy=Policy.LIBERAL, chaos=False) if passed is not None:
+                if passed.chancellor == seat:
+                    found.append((2, "enacted a Liberal policy as Chancellor"))
+                elif passed.president == seat:
+                    found.append((1, "passed a Liberal policy as President"))
+            case ev.InvestigationClaimed(president=president, target=target, party=party):
+                if target == seat and party is Party.LIBERAL:
+                    found.append((2, f"was called a Liberal by {names[president]}"))
+            case ev.ChancellorNotHitler(chancellor=chancellor) if chancellor == seat:
+                found.append((1, "was elected Chancellor and is not Hitler"))
+    found.sort(key=lambda item: -item[0])
+    return [phrase for _, phrase in found]
+
+
+@dataclass(slots=True)
+class Speaker:
+    """One AI seat's belief for speaking (see the module docstring)."""
+
+    seat: int
+    belief: Belief
+    public: bool  # a Fascist's cover: only the public events reach its belief
+    said: int | None = None  # the seat it last named as least trusted
+    events: list[ev.Event] = field(default_factory=list)  # what the table heard
+
+    def hears(self, event: ev.Event) -> None:
+        """Take one event: the public ones, and its own private ones unless it speaks
+        from its cover (a Fascist)."""
+        public = event.visible_to(None)
+        if public:
+            self.events.append(event)
+        if public or (not self.public and event.visible_to(self.seat)):
+            self.belief.update(event)
+
+
+def read(speaker: Speaker, names: Sequence[str]) -> str:
+    """The speaker's read of the table, in one or two sentences (for `/ask`)."""
+    marginals = speaker.belief.marginals()
+    others = [s for s in range(len(names)) if s != speaker.seat]
+    if not all(math.isfinite(fascist_share(marginals, s)) for s in others):
+        return "I cannot make sense of this table yet."
+    least = max(others, key=lambda s: fascist_share(marginals, s))
+    most = min(others, key=lambda s: fascist_share(marginals, s))
+    against = reasons_against(speaker.events, least, names)
+    why = f": {names[least]} {against[0]}" if against else ""
+    sentence = f"I trust {names[least]} least ({fascist_share(marginals, least):.0%} Fascist){why}."
+    support = reasons_for(speaker.events, most, names)
+    trust = f" I trust {names[most]} most"
+    trust += f": {names[most]} {support[0]}." if support else "."
+    return sentence + trust
+
+
+def remark(speaker: Speaker, names: Sequence[str], base_rate: float) -> str | None:
+    """What the speaker says after a session: its least trusted seat when that changed
+    and stands out from the table's base rate; None to stay quiet."""
+    marginals = speaker.belief.marginals()
+    others = [s for s in range(len(names)) if s != speaker.seat]
+    shares = {s: fascist_share(marginals, s) for s in others}
+    if not all(math.isfinite(p) for p in shares.values()):
+        return None
+    least = max(others, key=lambda s: shares[s])
+    if least == speaker.said or shares[least] < base_rate + SAY_ABOVE:
+        return None
+    speaker.said = least
+    against = reasons_against(speaker.events, least, names)
+    why = f" {names[least]} {against[0]}." if against else ""
+    return f"I don't trust {names[least]}.{why}"
+
+
+class TableTalk:
+    """The AI seats' words in one game (see the module docstring)."""
+
+    def __init__(self, setup: Setup, roles: Sequence[Role], ai_seats: Iterable[int]) -> None:
+        self.setup = setup
+        team = setup.fascists + 1  # the Fascists and Hitler
+        self.base_rate = team / setup.players
+        self.speakers: dict[int, Speaker] = {}
+        for seat in ai_seats:
+            liberal = roles[seat] is Role.LIBERAL
+            # A Fascist's cover: the table's public belief (it knows nothing private).
+            belief = Belief(setup, seat) if liberal else Belief(setup, None)
+            self.speakers[seat] = Speaker(seat, belief, public=not liberal)
+
+    def hear(self, events: Iterable[ev.Event]) -> None:
+        """Feed the game's events, in order, as they happen."""
+        for event in events:
+            for speaker in self.speakers.values():
+                speaker.hears(event)
+
+    def remarks(self, names: Sequence[str]) -> list[tuple[int, str]]:
+        """(seat, words) for each AI seat with something to say now."""
+        out = []
+        for seat, speaker in self.speakers.items():
+            words = remark(speaker, names, self.base_rate)
+            if words is not None:
+                out.append((seat, words))
+        return out
+
+    def ask(self, seat: int, names: Sequence[str]) -> str | None:
+        """The AI seat's answer to `/ask` (None: not an AI seat here)."""
+        speaker = self.speakers.get(seat)
+        return None if speaker is None else read(speaker, names)
