@@ -1,5 +1,5 @@
 """Two real bot processes on one PostgreSQL database (issue 23): games on both shards play
-to the end; one process is killed with SIGKILL mid-game and started again: nothing
+to the end; one process is killed with SIGKILL mid-game and started again (twice): nothing
 acknowledged is lost, no game is driven twice.
 
 Each process is `python -m tests.bot.shard_process` (see there: the production bot, its
@@ -148,20 +148,23 @@ def test_two_processes_play_to_the_end_and_a_killed_one_resumes_without_loss(
         processes.append(process)
         return process
 
+    def kill_mid_game(process: ShardProcess) -> tuple[int, list[str]]:
+        """kill -9 once the process's game is under way (three acknowledged clicks),
+        whatever it is doing at that moment: (the game, its stored actions then)."""
+        process.wait_for("ack", 3)
+        process.kill()
+        assert not process.of("done"), "the game ended before the kill: nothing was tested"
+        game = process.of("ack")[0]["game"]
+        acked = max((r["prefix"] for r in process.of("ack")), key=len)
+        [(status, stored)] = asyncio.run(_stored(pg_url, game)).values()
+        assert status == "running"
+        assert stored[: len(acked)] == acked  # nothing acknowledged is lost
+        return game, stored
+
     try:
         a, b = start(0, "new"), start(1, "new")
         assert a.wait_for("ready")["games"] == [] and b.wait_for("ready")["games"] == []
-
-        # Shard 0's process: killed once its game is well under way (three acknowledged
-        # clicks), whatever it is doing at that moment.
-        a.wait_for("ack", 3)
-        a.kill()
-        assert not a.of("done"), "the game ended before the kill: nothing was tested"
-        game_a = a.of("ack")[0]["game"]
-        acked = max((r["prefix"] for r in a.of("ack")), key=len)
-        [(status, stored)] = asyncio.run(_stored(pg_url, game_a)).values()
-        assert status == "running"
-        assert stored[: len(acked)] == acked  # nothing acknowledged is lost
+        game_a, stored = kill_mid_game(a)
 
         # Shard 1's process plays on to the end meanwhile.
         done_b = b.wait_for("done")
@@ -175,15 +178,20 @@ def test_two_processes_play_to_the_end_and_a_killed_one_resumes_without_loss(
         assert "Shard 1 already runs in another process" in refused, refused
         assert twin.end() == 3 and not twin.of("ready")
 
-        # Shard 0's process again: it resumes the killed process's game, and only it.
+        # Shard 0's process again: it resumes the killed process's game, and only it; it
+        # is killed in its turn, and started once more.
         again = start(0, "resume")
         assert again.wait_for("ready")["games"] == [game_a]
-        done_a = again.wait_for("done")
+        # It goes on from exactly what was stored (acknowledged or not yet): one log.
+        game, stored_again = kill_mid_game(again)
+        assert game == game_a and stored_again[: len(stored)] == stored
+        last = start(0, "resume")
+        assert last.wait_for("ready")["games"] == [game_a]
+        done_a = last.wait_for("done")
         assert done_a["game"] == game_a
-        # It went on from exactly what was stored (acknowledged or not yet): one log.
-        assert done_a["actions"][: len(stored)] == stored
+        assert done_a["actions"][: len(stored_again)] == stored_again
 
-        for process in (b, again):
+        for process in (b, last):
             assert process.stop() == 0, process.stderr()
             assert process.wait_for("stopped")["errors"] == []
         logged = [r for p in processes for r in p.of("log")]
@@ -197,7 +205,7 @@ def test_two_processes_play_to_the_end_and_a_killed_one_resumes_without_loss(
         assert asyncio.run(_shard_of(pg_url, game_a)) == 0
         assert asyncio.run(_shard_of(pg_url, game_b)) == 1
         assert {r["game"] for r in b.of("ack")} == {game_b}
-        assert {r["game"] for p in (a, again) for r in p.of("ack")} == {game_a}
+        assert {r["game"] for p in (a, again, last) for r in p.of("ack")} == {game_a}
     finally:
         for process in processes:
             if process.proc.poll() is None:
