@@ -32,6 +32,7 @@ from .belief import Belief, Marginals
 # Below this, a seat's suspicion is not worth a remark (the prior of a 10-player table
 # is 0.4: a read must stand out from it to be said).
 SAY_ABOVE = 0.15  # how far above the table's base rate the least trusted must be
+STANDS_OUT = 0.05  # least and most trusted closer than this: nobody stands out yet
 
 
 def fascist_share(marginals: Marginals, seat: int) -> float:
@@ -135,7 +136,10 @@ def read(speaker: Speaker, names: Sequence[str]) -> str:
     most = min(others, key=lambda s: fascist_share(marginals, s))
     against = reasons_against(speaker.events, least, names)
     why = f": {names[least]} {against[0]}" if against else ""
-    sentence = f"I trust {names[least]} least ({fascist_share(marginals, least):.0%} Fascist){why}."
+    if fascist_share(marginals, least) - fascist_share(marginals, most) < STANDS_OUT:
+        return "Too early to say: nobody stands out yet."
+    # Words, not numbers: a table statement, not the exact posterior (an oracle).
+    sentence = f"I trust {names[least]} least{why}."
     support = reasons_for(speaker.events, most, names)
     trust = f" I trust {names[most]} most"
     trust += f": {names[most]} {support[0]}." if support else "."

@@ -76,6 +76,7 @@ class GameCommands(commands.Cog):
         players="table size to fill up to with AI players (5-10)",
         ai="strength of the AI players",
         fill="fill empty seats with AI players at the start",
+        talk="AI players say whom they trust and why (on unless set off)",
         turn_seconds="seconds per turn (nominate, legislate, powers)",
         vote_seconds="seconds per vote",
     )
@@ -87,6 +88,7 @@ class GameCommands(commands.Cog):
         players: TableSize | None = None,
         ai: str | None = None,
         fill: bool | None = None,
+        talk: bool | None = None,
         turn_seconds: Seconds | None = None,
         vote_seconds: Seconds | None = None,
     ) -> None:
@@ -101,6 +103,7 @@ class GameCommands(commands.Cog):
             players=players,
             strength=ai,
             fill=fill,
+            talk=talk,
             turn_seconds=turn_seconds,
             vote_seconds=vote_seconds,
         )
@@ -197,6 +200,13 @@ class GameCommands(commands.Cog):
         """Play the seat again."""
         await self.bot.games.back(interaction)
 
+    @app_commands.command(name="ask", description="Ask an AI player here whom it trusts.")
+    @app_commands.guild_only()
+    @app_commands.describe(seat="the AI player's seat number, as the table shows it")
+    async def ask(self, interaction: discord.Interaction, seat: Range[int, 0, 9]) -> None:
+        """An AI seat's read of the table, said in the channel (its own view only)."""
+        await self.bot.games.ask(interaction, seat)
+
     @app_commands.command(name="demo", description="Watch AI players play a whole game here.")
     @app_commands.guild_only()
     @app_commands.describe(players="how many AI players (5-10)", speed="how fast it goes")
@@ -281,6 +291,7 @@ class GameCommands(commands.Cog):
         players="default table size to fill up to",
         ai="default AI strength",
         fill="fill empty seats with AI by default",
+        talk="AI players talk by default",
         turn_seconds="default seconds per turn",
         vote_seconds="default seconds per vote",
     )
@@ -292,6 +303,7 @@ class GameCommands(commands.Cog):
         players: TableSize | None = None,
         ai: str | None = None,
         fill: bool | None = None,
+        talk: bool | None = None,
         turn_seconds: Seconds | None = None,
         vote_seconds: Seconds | None = None,
     ) -> None:
@@ -302,6 +314,7 @@ class GameCommands(commands.Cog):
             "players": players,
             "strength": ai,
             "fill": fill,
+            "talk": talk,
             "turn_seconds": turn_seconds,
             "vote_seconds": vote_seconds,
         }

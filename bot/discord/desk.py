@@ -60,6 +60,10 @@ class GameDesk(GameLauncher, Protocol):
         """Answer /role: the member's role and private knowledge, ephemerally."""
         ...
 
+    async def ask(self, interaction: discord.Interaction, seat: int) -> None:
+        """Answer /ask: an AI seat's read of the table, in the channel."""
+        ...
+
     async def afk(self, interaction: discord.Interaction) -> None:
         """Answer /afk: an AI plays the member's seat until /back."""
         ...

@@ -22,7 +22,7 @@ import discord
 
 from engine import IllegalAction, Phase, RecordError, Variant
 
-from ..agent_port import AgentPort
+from ..agent_port import AgentPort, ai_service
 from ..config import Config
 from ..manager import Member, SessionManager
 from ..ports import Frontend, PromptKind
@@ -128,9 +128,12 @@ class DiscordGames:
         self._frontend = DiscordFrontend(bot, dm_secrets=self.config.dm_secrets, book=storage)
         agents = self._agents
         if agents is None:
-            from agents.service import AgentService  # worker processes, off the event loop
-
-            self._service = AgentService(workers=self.config.ai_workers)
+            # Worker processes off the event loop, or tasks on a Ray cluster (AI_BACKEND).
+            self._service = ai_service(
+                self.config.ai_backend,
+                workers=self.config.ai_workers,
+                ray_address=self.config.ray_address,
+            )
             await self._service.start()
             agents = self._service
         assert agents is not None
@@ -192,7 +195,9 @@ class DiscordGames:
                 ai_spec=spec,
                 seat_specs=seat_specs,
                 variant=Variant(options.variant),
-                options=self._session_options(spec, options.turn_seconds, options.vote_seconds),
+                options=self._session_options(
+                    spec, options.turn_seconds, options.vote_seconds, talk=options.talk
+                ),
                 extra_options={"host_id": lobby.host_id, "lobby": lobby.id},
                 guild_id=lobby.guild_id,
                 channel_id=lobby.channel_id,
@@ -202,7 +207,9 @@ class DiscordGames:
         log.info("game %d started in channel %s", session.game_id, lobby.channel_id)
         return session.game_id
 
-    def _session_options(self, spec: str, turn: int | None, vote: int | None) -> SessionOptions:
+    def _session_options(
+        self, spec: str, turn: int | None, vote: int | None, *, talk: bool = True
+    ) -> SessionOptions:
         timers = self.config.timers
         turn_s = float(turn or timers.turn_seconds)
         vote_s = float(vote or timers.vote_seconds)
@@ -217,6 +224,7 @@ class DiscordGames:
             substitute=spec,  # absent players are played at the table's AI strength
             ai_budget_s=self.config.ai_seconds,
             ai_pace_s=self.config.ai_pace,
+            talk=talk,
         )
 
     async def demo(self, interaction: discord.Interaction, players: int, speed: str) -> None:
@@ -438,6 +446,28 @@ class DiscordGames:
             text += "\n\n" + waiting.text
         embed = discord.Embed(title=f"Game #{session.game_id}", description=text[:4096])
         await answer(interaction, embed=embed)  # deferred by /status (it reads the lobby)
+
+    async def ask(self, interaction: discord.Interaction, seat: int) -> None:
+        """/ask: what an AI seat says of the table (public talk: its own view only)."""
+        session = self._session_here(interaction)
+        if session is None or session.is_over:
+            await answer(interaction, texts.NO_GAME_HERE)
+            return
+        seats = session.table.seats
+        if not 0 <= seat < len(seats):
+            await answer(interaction, texts.ASK_NO_SEAT.format(seat=seat, last=len(seats) - 1))
+            return
+        if not seats[seat].is_ai:
+            await answer(interaction, texts.ASK_NOT_AI.format(label=seats[seat].label))
+            return
+        if not session.options.talk:
+            await answer(interaction, texts.ASK_TALK_OFF)
+            return
+        # The belief is read in its own thread: acknowledge first (3-second rule).
+        await interaction.response.defer(thinking=True)
+        words = await session.ask_ai(seat)
+        said = texts.ASK_SAID.format(name=seats[seat].name, words=words or texts.ASK_NOTHING)
+        await interaction.edit_original_response(content=said)
 
     async def role(self, interaction: discord.Interaction) -> None:
         """/role: the member's role and private knowledge, for them alone."""

@@ -225,6 +225,7 @@ def settings_embed(options: LobbyOptions) -> discord.Embed:
         size=options.players or "as many as join",
         strength=options.strength,
         fill="yes" if options.fill else "no",
+        talk="on" if options.talk else "off",
         turn=options.turn_seconds,
         vote=options.vote_seconds,
     )

@@ -50,6 +50,7 @@ class LobbyOptions:
     players: int | None = None  # the table size to fill up to; None: whoever joined
     strength: str = "normal"  # of every AI player at the table
     fill: bool = True  # fill empty seats with AI players at the start
+    talk: bool = True  # AI players say whom they trust (agents.talk)
     turn_seconds: int = 120
     vote_seconds: int = 90
 
@@ -63,7 +64,15 @@ class LobbyOptions:
             raise LobbyError(texts.BAD_SIZE.format(low=MIN_PLAYERS, high=MAX_PLAYERS))
 
 
-SETTING_KEYS = ("variant", "players", "strength", "fill", "turn_seconds", "vote_seconds")
+SETTING_KEYS = (
+    "variant",
+    "players",
+    "strength",
+    "fill",
+    "talk",
+    "turn_seconds",
+    "vote_seconds",
+)
 
 
 def default_options(config: Config, settings: Mapping[str, Any]) -> LobbyOptions:

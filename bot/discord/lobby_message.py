@@ -44,6 +44,7 @@ def lobby_embed(lobby: Lobby) -> discord.Embed:
             size=options.players or "as many as join",
             strength=options.strength,
             fill="yes" if options.fill else "no",
+            talk="on" if options.talk else "off",
             turn=options.turn_seconds,
             vote=options.vote_seconds,
         ),
