@@ -36,7 +36,8 @@ class ShardProcess:
     """`python -m tests.bot.shard_process MODE` for one shard; its reports, as they come."""
 
     def __init__(self, url: str, shard: int, mode: str, tmp: Path) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_"))}
+        mine = ("DISCORD_", "DATABASE_", "SHARD_", "AI_", "RAY_", "DEV_GUILD")  # the bot's own
+        env = {k: v for k, v in os.environ.items() if not k.startswith(mine)}
         env.update(
             PYTHONPATH=str(ROOT),
             PYTHONUNBUFFERED="1",
