@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from . import events as ev
@@ -48,24 +48,37 @@ from .variants import DRAW, STANDARD, VETO_AT, Setup, Variant
 from .views import PlayerView, make_view
 
 
-@dataclass(frozen=True, slots=True)
 class _Undo:
     """What `Game.undo` needs to take one action back: the state before it.
 
-    The containers are copies; `chance` is the chance source's state before the first
-    reshuffle the action caused (None if it caused none).
+    `state` holds every field an action may change, containers copied (see
+    `Game._push_undo`); for a ballot that does not complete the vote, which changes one
+    entry of `votes` alone, it is None and `ballot` is (seat, its ballot before or None).
+    `chance` is the chance source's state before the first reshuffle the action caused
+    (None if it caused none). A plain class: an entry is made for every action, and a
+    frozen dataclass costs twice as much to build.
     """
 
-    events: int  # len(Game.events) before the action
-    scalars: tuple[Any, ...]  # the fields named by _SCALARS, in order
-    draw_pile: list[Policy]
-    discard_pile: list[Policy]
-    hand: list[Policy]
-    votes: dict[int, bool]
-    alive: list[bool]
-    investigated: set[int]
-    not_hitler: set[int]
-    chance: Any = None
+    __slots__ = ("ballot", "chance", "events", "state")
+
+    def __init__(
+        self,
+        events: int,
+        state: tuple[Any, ...] | None,
+        ballot: tuple[int, bool | None] | None = None,
+    ) -> None:
+        self.events = events  # len(Game.events) before the action
+        self.state = state
+        self.ballot = ballot
+        self.chance: Any = None
+
+    def __eq__(self, other: object) -> bool:  # for comparing whole games in tests
+        if not isinstance(other, _Undo):
+            return NotImplemented
+        mine = (self.events, self.state, self.ballot, self.chance)
+        return mine == (other.events, other.state, other.ballot, other.chance)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: `chance` is set later
 
 
 class Game:
@@ -247,7 +260,12 @@ class Game:
             return self._claim(action)
         self._check(action)
         start = len(self.events)
-        self._push_undo()
+        votes = self.votes
+        if type(action) is Vote and len(votes) + (action.seat not in votes) < self.alive_count:
+            # A ballot, not the last: it changes one entry of `votes` alone.
+            self._undo.append(_Undo(start, None, (action.seat, votes.get(action.seat))))
+        else:
+            self._push_undo()
         self.actions.append(action)
         match action:
             case Nominate():
@@ -490,7 +508,7 @@ class Game:
         frame = self._undo[-1]
         if frame.chance is None and isinstance(self.chance, Rewindable):
             # The first reshuffle of this action: keep the chance to rewind to.
-            self._undo[-1] = replace(frame, chance=self.chance.getstate())
+            frame.chance = self.chance.getstate()
         pool = self.draw_pile + self.discard_pile
         liberal = pool.count(Policy.LIBERAL)
         self.draw_pile = self.chance.shuffle(
@@ -502,17 +520,33 @@ class Game:
     # --- taking actions back ------------------------------------------------------------
 
     def _push_undo(self) -> None:
+        # Every field an action may change, in the order `undo` reads them back; the
+        # property test (tests/engine/test_undo.py) fails if one is missing.
         self._undo.append(
             _Undo(
                 len(self.events),
-                tuple(getattr(self, name) for name in _SCALARS),
-                self.draw_pile[:],
-                self.discard_pile[:],
-                self.hand[:],
-                dict(self.votes),
-                self.alive[:],
-                set(self.investigated),
-                set(self.not_hitler),
+                (
+                    self.president,
+                    self.chancellor,
+                    self.last_president,
+                    self.last_chancellor,
+                    self.special_election_caller,
+                    self.election_tracker,
+                    self.liberal_policies,
+                    self.fascist_policies,
+                    self.phase,
+                    self.veto_refused,
+                    self.open_claims,
+                    self.winner,
+                    self.win_reason,
+                    dict(self.votes),
+                    self.draw_pile[:],
+                    self.discard_pile[:],
+                    self.hand[:],
+                    self.alive[:],
+                    set(self.investigated),
+                    set(self.not_hitler),
+                ),
             )
         )
 
@@ -528,16 +562,46 @@ class Game:
         if not self._undo:
             raise NothingToUndo("There is no action to take back.")
         frame = self._undo.pop()
-        for name, value in zip(_SCALARS, frame.scalars, strict=True):
-            setattr(self, name, value)
-        # Copies again: a shallow copy of this game may share the entry.
-        self.draw_pile = frame.draw_pile[:]
-        self.discard_pile = frame.discard_pile[:]
-        self.hand = frame.hand[:]
-        self.votes = dict(frame.votes)
-        self.alive = frame.alive[:]
-        self.investigated = set(frame.investigated)
-        self.not_hitler = set(frame.not_hitler)
+        if frame.state is None:
+            assert frame.ballot is not None
+            seat, ballot = frame.ballot
+            votes = dict(self.votes)  # not in place: a shallow copy may share the dict
+            if ballot is None:
+                del votes[seat]
+            else:
+                votes[seat] = ballot
+            self.votes = votes
+        else:
+            (
+                self.president,
+                self.chancellor,
+                self.last_president,
+                self.last_chancellor,
+                self.special_election_caller,
+                self.election_tracker,
+                self.liberal_policies,
+                self.fascist_policies,
+                self.phase,
+                self.veto_refused,
+                self.open_claims,
+                self.winner,
+                self.win_reason,
+                votes,
+                draw_pile,
+                discard_pile,
+                hand,
+                alive,
+                investigated,
+                not_hitler,
+            ) = frame.state
+            # Copies again: a shallow copy of this game may share the entry.
+            self.votes = dict(votes)
+            self.draw_pile = draw_pile[:]
+            self.discard_pile = discard_pile[:]
+            self.hand = hand[:]
+            self.alive = alive[:]
+            self.investigated = set(investigated)
+            self.not_hitler = set(not_hitler)
         if frame.chance is not None and isinstance(self.chance, Rewindable):
             self.chance.setstate(frame.chance)
         del self.events[frame.events :]
@@ -592,24 +656,6 @@ class Game:
 def _distinct(tiles: Sequence[Policy]) -> list[Policy]:
     return [p for p in (Policy.LIBERAL, Policy.FASCIST) if p in tiles]
 
-
-# The fields an action may change besides the containers `_Undo` copies; all of them
-# immutable values, so the undo entry keeps them as they are.
-_SCALARS = (
-    "president",
-    "chancellor",
-    "last_president",
-    "last_chancellor",
-    "special_election_caller",
-    "election_tracker",
-    "liberal_policies",
-    "fascist_policies",
-    "phase",
-    "veto_refused",
-    "open_claims",
-    "winner",
-    "win_reason",
-)
 
 _ACTION_PHASE: dict[type[Action], Phase] = {
     Nominate: Phase.NOMINATE,
