@@ -27,6 +27,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from .errors import BotError  # no dependencies: cheap to import first
+
 # The game's modules are imported when a command needs them: a Ctrl-C while Python starts
 # then ends `shbot` quietly (status 130) rather than with a traceback from an import.
 if TYPE_CHECKING:
@@ -310,7 +312,7 @@ def database_target(args: argparse.Namespace) -> str:
     return url
 
 
-class PicturesError(Exception):
+class PicturesError(BotError):
     """`--images DIR` names a place that cannot hold pictures; `str()` says why."""
 
 

@@ -20,6 +20,7 @@ from dotenv import dotenv_values, find_dotenv
 
 from agents.registry import AgentSpec
 
+from .errors import BotError
 from .storage import GameScope
 from .storage.conflict import ShardConflict as ShardConflict  # re-exported for readers
 
@@ -30,7 +31,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 AI_BACKENDS = ("local", "ray")
 
 
-class ConfigError(ValueError):
+class ConfigError(BotError, ValueError):
     """A configuration value is missing or malformed; the message names the variable."""
 
 

@@ -43,6 +43,7 @@ from typing import Protocol, runtime_checkable
 from engine import Action, IllegalAction, Party, Phase, PlayerView, Role, WinReason
 from engine.events import Event
 
+from .errors import BotError, Refusal
 from .suspicion import SuspicionTrack
 
 __all__ = [
@@ -254,7 +255,7 @@ class Frontend(Protocol):
 # --- what a front-end reports ---------------------------------------------------------
 
 
-class DeliveryError(Exception):
+class DeliveryError(BotError):
     """A front-end could not show something, for good (its transient failures it retries
     itself). The message is for hosts: it names the cause and never a secret."""
 
@@ -275,9 +276,14 @@ class PermissionLost(DeliveryError):
 # --- what front-ends call -----------------------------------------------------------
 
 
-class SessionRefusal(IllegalAction):
+class SessionRefusal(Refusal):
     """The session refuses an answer before the rules are consulted; the message is for
-    the player. (Rule refusals are the engine's own `IllegalAction` subclasses.)"""
+    the player. (Rule refusals are the engine's own `IllegalAction` subclasses: a
+    front-end answers both, `REFUSALS`.)"""
+
+
+# What a front-end answers a player with, as is: the rules' refusals and the session's.
+REFUSALS = (IllegalAction, Refusal)
 
 
 class NotAPlayer(SessionRefusal):

@@ -20,12 +20,12 @@ from typing import Any, Protocol, TypeVar
 
 import discord
 
-from engine import IllegalAction, Phase, RecordError, Variant
+from engine import Phase, RecordError, Variant
 
 from ..agent_port import AgentPort, ai_service
 from ..config import Config
 from ..manager import Member, SessionManager
-from ..ports import Frontend, PromptKind
+from ..ports import REFUSALS, Frontend, PromptKind
 from ..session import GameSession, SessionOptions
 from ..storage import StorageError, StoredGame
 from ..timers import Timers
@@ -416,7 +416,7 @@ class DiscordGames:
             await interaction.response.defer(ephemeral=True, thinking=True)
         try:
             await session.choose(interaction.user.id, cid.action, index)
-        except IllegalAction as exc:
+        except REFUSALS as exc:
             reply = str(exc)
         else:
             reply = _confirmation(prompt, index)
@@ -503,7 +503,7 @@ class DiscordGames:
                 reply = await session.afk(interaction.user.id)
             else:
                 reply = await session.back(interaction.user.id)
-        except IllegalAction as exc:
+        except REFUSALS as exc:
             reply = str(exc)
         await interaction.edit_original_response(content=reply)
 

@@ -18,13 +18,14 @@ from typing import Any, Protocol
 from engine.variants import MAX_PLAYERS, MIN_PLAYERS
 
 from ..config import STRENGTHS, Config
+from ..errors import BotError
 from . import texts
 
 VARIANTS = ("standard", "rebalanced")
 AI_SEAT_NAME = "AI player"  # the game names its AI players when it starts
 
 
-class LobbyError(Exception):
+class LobbyError(BotError):
     """A lobby request that cannot be granted; the message is shown to the user as is."""
 
 

@@ -16,7 +16,8 @@ from typing import Any
 
 from engine import IllegalAction
 
-from ..ports import GameControl, Post, Private, Prompt, PromptKind, Reveal, Table, Waiting
+from ..errors import Refusal
+from ..ports import REFUSALS, GameControl, Post, Private, Prompt, PromptKind, Reveal, Table, Waiting
 
 # Which option (index) a player picks for a prompt; None: do not answer it.
 AnswerPolicy = Callable[[Prompt], int | None]
@@ -52,7 +53,7 @@ class FakeFrontend:
     # (a `bot.ports.DeliveryError`...) to play a front-end that cannot show something.
     fault: Callable[[str, Table, Any], None] | None = None
     calls: dict[int, list[Call]] = field(default_factory=dict)
-    refusals: list[tuple[Prompt, IllegalAction]] = field(default_factory=list)
+    refusals: list[tuple[Prompt, IllegalAction | Refusal]] = field(default_factory=list)
     controls: dict[int, GameControl] = field(default_factory=dict)
     _answering: set[asyncio.Task[None]] = field(default_factory=set)
 
@@ -138,7 +139,7 @@ class FakeFrontend:
             return
         try:
             await control.choose(user_id, prompt.id, choice)
-        except IllegalAction as exc:
+        except REFUSALS as exc:
             self.refusals.append((prompt, exc))
 
 

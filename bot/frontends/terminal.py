@@ -29,10 +29,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TextIO
 
-from engine import IllegalAction
 from engine import events as ev
 
 from ..ports import (
+    REFUSALS,
     GameControl,
     Post,
     Private,
@@ -369,7 +369,7 @@ class TerminalFrontend:
                 self._input_closed = True
                 self._print()  # the cursor is still after the question
                 self._print("  Input closed: an AI plays your seat from now on.")
-                with contextlib.suppress(IllegalAction):  # the game is over or paused
+                with contextlib.suppress(*REFUSALS):  # the game is over or paused
                     await control.afk(user_id)
                 return
             if line is None:  # the output went away while we waited
@@ -383,7 +383,7 @@ class TerminalFrontend:
                 continue
             try:
                 await control.choose(user_id, prompt.id, choice)
-            except IllegalAction as exc:
+            except REFUSALS as exc:
                 self._print(f"  Not possible: {exc}")
                 continue
             except Exception as exc:  # the session failed (it pauses and says so)

@@ -14,13 +14,14 @@ from typing import Any
 
 from engine import Action, GameRecord, Party, RecordError, Role, Variant, WinReason
 
+from ..errors import BotError
 from ..ratings import Rating
 
 STATUSES = ("running", "paused", "finished", "cancelled", "abandoned", "damaged")
 _INT64 = (-(2**63), 2**63 - 1)  # SQLite INTEGER and PostgreSQL BIGINT: seeds and ids must fit
 
 
-class StorageError(Exception):
+class StorageError(BotError):
     """A database problem. `str()` is one line for the host: what happened to which file,
     and what to do about it. The subclasses below name each cause a host can fix."""
 
