@@ -1018,8 +1018,9 @@ class GameSession:
             try:
                 await self.store.append_action(self.game_id, len(game.actions) - 1, action)
             except BaseException as exc:
-                # Not stored, so it did not happen: back to the stored game.
-                self.game = _without_last(game)
+                # Not stored, so it did not happen: back to the stored game (the move
+                # stack takes it back; replaying the whole game is not needed).
+                game.undo()
                 if not isinstance(exc, asyncio.CancelledError):
                     self._fail(exc)
                 raise
@@ -1377,12 +1378,6 @@ def _first_vote_of_election(actions: Sequence[Action]) -> int | None:
                     return later
             return None
     return None
-
-
-def _without_last(game: Game) -> Game:
-    record = GameRecord.of(game)
-    record.actions.pop()
-    return record.replay()
 
 
 _ROOT = Path(__file__).resolve().parents[1]

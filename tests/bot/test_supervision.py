@@ -214,6 +214,9 @@ async def test_a_game_whose_task_dies_is_paused_then_resumed_by_a_host(
     assert stored.pause_reason.startswith("RuntimeError at tests/bot/test_supervision.py:")
     assert stored.pause_reason.endswith("(append_action)")
     assert stored.record.actions == session.game.actions  # the failed action did not happen
+    replayed = stored.record.replay()  # and the game taken back is the stored one
+    assert session.game.spectator_view() == replayed.spectator_view()
+    assert all(session.game.view(s) == replayed.view(s) for s in range(5))
     assert session.pause_reason == stored.pause_reason
     assert any(f"game {gid} paused: RuntimeError at " in line for line in _logged(caplog))
     # The table is told, and the game stays findable for /resume and /cancel.
