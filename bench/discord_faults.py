@@ -94,6 +94,7 @@ from tests.bot.discord.driver import (  # noqa: E402
     decision_of,
     game_progress,
     text_of,
+    undecided,
 )
 from tests.bot.discord.harness import Harness  # noqa: E402
 
@@ -320,23 +321,8 @@ class Members:
         return out
 
     def mine(self, message: discord.Message, member: simcord.MemberActor) -> list[dict[str, Any]]:
-        """The components of `message` for a decision of `member` not yet answered (one
-        message carries a round's decisions in turn: kept by decision, not message)."""
-        if member.id not in message.raw_mentions:
-            return []
-        session = self.table.bot.games.manager.for_channel(self.table.channel.id)
-        seat = None if session is None else session.table.seat_of(member.id)
-        progress = game_progress(self.table)
-        out = []
-        for part in components(message):
-            owner = decision_of(part)
-            if owner is None or (member.id, owner[0]) in self.done:
-                continue
-            if owner[0].startswith("hand:") and self.parked.get(member.id) == progress:
-                continue
-            if owner[1] is None or owner[1] == seat:
-                out.append(part)
-        return out
+        """The components of `message` for a decision of `member` not yet answered."""
+        return undecided(self.table, message, member, self.done, self.parked)
 
     def look_again(self) -> None:
         """Forget what was answered: every open message is read again."""

@@ -53,6 +53,33 @@ def decision_of(part: dict[str, Any]) -> tuple[str, int | None] | None:
     return cid.action, None  # a vote button, shared by every voter
 
 
+def undecided(
+    table: Harness,
+    message: discord.Message,
+    member: simcord.MemberActor,
+    done: set[tuple[int, str]],
+    parked: dict[int, int],
+) -> list[dict[str, Any]]:
+    """The components of `message` for a decision of `member` not in `done` (one message
+    carries a round's decisions in turn: answers are kept by decision, not by message);
+    a hand of a member `parked` at the game's current progress waits."""
+    if member.id not in message.raw_mentions:
+        return []
+    session = table.bot.games.manager.for_channel(table.channel.id)
+    seat = None if session is None else session.table.seat_of(member.id)  # known to them
+    progress = game_progress(table)
+    out = []
+    for part in components(message):
+        owner = decision_of(part)
+        if owner is None or (member.id, owner[0]) in done:
+            continue
+        if owner[0].startswith("hand:") and parked.get(member.id) == progress:
+            continue
+        if owner[1] is None or owner[1] == seat:
+            out.append(part)
+    return out
+
+
 def game_progress(table: Harness) -> int:
     """How many actions the channel's game has taken (-1: no game running)."""
     session = table.bot.games.manager.for_channel(table.channel.id)
@@ -81,27 +108,9 @@ class Driver:
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
 
-    def seat_of(self, member: simcord.MemberActor) -> int | None:
-        """The member's seat at this channel's table (each player knows their own)."""
-        session = self.table.bot.games.manager.for_channel(self.table.channel.id)
-        return None if session is None else session.table.seat_of(member.id)
-
     def mine(self, message: discord.Message, member: simcord.MemberActor) -> list[dict[str, Any]]:
         """The components of `message` that answer a decision of `member` not yet made."""
-        if member.id not in message.raw_mentions:
-            return []
-        seat = self.seat_of(member)
-        progress = game_progress(self.table)
-        out = []
-        for part in components(message):
-            owner = decision_of(part)
-            if owner is None or (member.id, owner[0]) in self.done:
-                continue
-            if owner[0].startswith("hand:") and self.parked.get(member.id) == progress:
-                continue
-            if owner[1] is None or owner[1] == seat:
-                out.append(part)
-        return out
+        return undecided(self.table, message, member, self.done, self.parked)
 
     def pending(self) -> list[tuple[discord.Message, simcord.MemberActor]]:
         """(prompt message, member) pairs waiting for that member, oldest first."""
