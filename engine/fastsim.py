@@ -9,7 +9,11 @@ thousands of recorded fast games through `Game` and demands identical endings.
 The rules are not restated here: seating, term limits, the majority, the endings, the
 Hitler zone, the veto, chaos and the power track come from `engine.rules` and the
 variant's `Setup`, which `Game` reads too, precomputed into tables (`_Table` per
-variant and player count, `_Seating` per set of living seats).
+variant and player count, `_Seating` per set of living seats). What is written twice
+is the order of the transitions: the step API below takes them one call at a time, and
+`play_random` keeps them inline, one section per phase, because a method call per
+decision is what the playout loop is built to avoid; tests/engine/test_fastsim.py and
+test_fastsim_step.py hold both to `Game`.
 
 Chance is consumed exactly as `Game` with a `SeededChance` consumes it: the role deal,
 the first president and the opening shuffle in that order, then one shuffle of the

@@ -13,6 +13,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from dataclasses import replace
+from operator import attrgetter
 from typing import Any
 
 from . import events as ev
@@ -51,8 +52,8 @@ from .views import PlayerView, make_view
 class _Undo:
     """What `Game.undo` needs to take one action back: the state before it.
 
-    `state` holds every field an action may change, containers copied (see
-    `Game._push_undo`); for a ballot that does not complete the vote, which changes one
+    `state` holds every field an action may change: the `_VALUES` as they were and
+    copies of the `_CONTAINERS`; for a ballot that does not complete the vote, which changes one
     entry of `votes` alone, it is None and `ballot` is (seat, its ballot before or None).
     `chance` is the chance source's state before the first reshuffle the action caused
     (None if it caused none). A plain class: an entry is made for every action, and a
@@ -520,33 +521,10 @@ class Game:
     # --- taking actions back ------------------------------------------------------------
 
     def _push_undo(self) -> None:
-        # Every field an action may change, in the order `undo` reads them back; the
-        # property test (tests/engine/test_undo.py) fails if one is missing.
         self._undo.append(
             _Undo(
                 len(self.events),
-                (
-                    self.president,
-                    self.chancellor,
-                    self.last_president,
-                    self.last_chancellor,
-                    self.special_election_caller,
-                    self.election_tracker,
-                    self.liberal_policies,
-                    self.fascist_policies,
-                    self.phase,
-                    self.veto_refused,
-                    self.open_claims,
-                    self.winner,
-                    self.win_reason,
-                    dict(self.votes),
-                    self.draw_pile[:],
-                    self.discard_pile[:],
-                    self.hand[:],
-                    self.alive[:],
-                    set(self.investigated),
-                    set(self.not_hitler),
-                ),
+                (_values(self), [c.copy() for c in _containers(self)]),
             )
         )
 
@@ -572,36 +550,12 @@ class Game:
                 votes[seat] = ballot
             self.votes = votes
         else:
-            (
-                self.president,
-                self.chancellor,
-                self.last_president,
-                self.last_chancellor,
-                self.special_election_caller,
-                self.election_tracker,
-                self.liberal_policies,
-                self.fascist_policies,
-                self.phase,
-                self.veto_refused,
-                self.open_claims,
-                self.winner,
-                self.win_reason,
-                votes,
-                draw_pile,
-                discard_pile,
-                hand,
-                alive,
-                investigated,
-                not_hitler,
-            ) = frame.state
-            # Copies again: a shallow copy of this game may share the entry.
-            self.votes = dict(votes)
-            self.draw_pile = draw_pile[:]
-            self.discard_pile = discard_pile[:]
-            self.hand = hand[:]
-            self.alive = alive[:]
-            self.investigated = set(investigated)
-            self.not_hitler = set(not_hitler)
+            values, containers = frame.state
+            for name, value in zip(_VALUES, values, strict=True):
+                setattr(self, name, value)
+            for name, container in zip(_CONTAINERS, containers, strict=True):
+                # Copies again: a shallow copy of this game may share the entry.
+                setattr(self, name, container.copy())
         if frame.chance is not None and isinstance(self.chance, Rewindable):
             self.chance.setstate(frame.chance)
         del self.events[frame.events :]
@@ -656,6 +610,29 @@ class Game:
 def _distinct(tiles: Sequence[Policy]) -> list[Policy]:
     return [p for p in (Policy.LIBERAL, Policy.FASCIST) if p in tiles]
 
+
+# Every field an action may change (the property test in tests/engine/test_undo.py
+# fails if one is missing): immutable values, kept as they are by an undo entry, and
+# containers, copied.
+_VALUES = (
+    "president",
+    "chancellor",
+    "last_president",
+    "last_chancellor",
+    "special_election_caller",
+    "election_tracker",
+    "liberal_policies",
+    "fascist_policies",
+    "phase",
+    "veto_refused",
+    "open_claims",
+    "winner",
+    "win_reason",
+)
+_CONTAINERS = ("votes", "draw_pile", "discard_pile", "hand", "alive", "investigated", "not_hitler")
+# attrgetter reads them all in one C call: an undo entry is made for every action.
+_values = attrgetter(*_VALUES)
+_containers = attrgetter(*_CONTAINERS)
 
 _ACTION_PHASE: dict[type[Action], Phase] = {
     Nominate: Phase.NOMINATE,
