@@ -230,9 +230,12 @@ def prompt_items(table: Table, prompt: Prompt, named: bool = False) -> list[Rout
 def hand_id(game_id: int, view: PlayerView) -> ComponentId:
     """The **Open your hand** button of a legislative session: one for both hands, the
     President's then the Chancellor's (`<president>.<chancellor>.<policies enacted>`
-    tells one session from the next)."""
+    tells one session from the next; a trailing `.v` marks the Chancellor's hand again
+    after the President refused a veto: a new decision, a new button)."""
     enacted = view.liberal_policies + view.fascist_policies
-    return ComponentId(str(game_id), HAND, f"{view.president}.{view.chancellor}.{enacted}")
+    refused = ".v" if view.veto_refused else ""
+    arg = f"{view.president}.{view.chancellor}.{enacted}{refused}"
+    return ComponentId(str(game_id), HAND, arg)
 
 
 def hand_components(table: Table, prompt: Prompt) -> discord.ui.View:

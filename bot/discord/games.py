@@ -360,8 +360,8 @@ class DiscordGames:
     ) -> None:
         # `<president>.<chancellor>.<policies enacted>`: one button for both hands of a
         # session; `<seat>`: a hand's own button (shown before a restart into this version).
-        try:
-            seats = [int(x) for x in (cid.arg or "").split(".")]
+        try:  # (a trailing ".v": the hand again after a refused veto)
+            seats = [int(x) for x in (cid.arg or "").removesuffix(".v").split(".")]
         except ValueError:
             await answer(interaction, texts.UNKNOWN_COMPONENT)
             return

@@ -46,7 +46,7 @@ from bot.discord.games import DiscordGames
 from bot.gc_tuning import tune_gc
 from bot.storage import StorageError
 
-from .discord.driver import Driver, text_of
+from .discord.driver import Driver, components, text_of
 from .discord.harness import DetachedHost
 
 # A restarted process's message ids must not repeat the killed one's (the database keeps
@@ -123,7 +123,15 @@ async def play(table: Table, game_id: int, seed: int) -> None:
     assert session is not None
     humans = {session.table.seat_of(m.id) for m in table.members}
     while True:
-        await table.until(lambda: reveal_posted(table) or bool(driver.pending()), what="a turn")
+        try:
+            await table.until(lambda: reveal_posted(table) or bool(driver.pending()))
+        except AssertionError:  # say what the members saw, to tell a hang from a slip
+            seen = [
+                (m.content[-300:], [c.get("custom_id") for c in components(m)])
+                for m in table.channel_messages()[-3:]
+            ]
+            waits = session.game.phase.value, session.game.awaiting()
+            raise AssertionError(f"no turn for the members; game {waits}; saw {seen}") from None
         if reveal_posted(table):
             break
         message, member = driver.pending()[0]
