@@ -142,10 +142,12 @@ class Driver:
             self.hands_opened += 1
             assert opened.ephemeral and opened.response is not None, opened
             hand = opened.response
-            if not components(hand):  # refused: looked at again later
-                self.done.discard((member.id, str(decision)))
-                if hand.content == HAND_NOT_YET:  # once the President has discarded
+            if not components(hand):  # refused
+                if hand.content == HAND_NOT_YET:  # again once the President has discarded
+                    self.done.discard((member.id, str(decision)))
                     self.parked[member.id] = game_progress(self.table)
+                elif "paused" in hand.content:  # again once the game goes on
+                    self.done.discard((member.id, str(decision)))
                 self.replies.append(hand.content)
                 return hand.content
             choice = self.rng.choice([c["label"] for c in components(hand)])
