@@ -789,31 +789,16 @@ class GameSession:
             await self._save_state()
 
     async def _table_talk(self) -> None:
-        """What the AI seats say after a session (off: `SessionOptions.talk`). Their
-        beliefs run in the suspicion thread: many games must not starve the loop."""
+        """What the AI seats say after a session (off: `SessionOptions.talk`)."""
         if not self.options.talk or self.game.is_over:
             return
-        ai = [s for s, seat in enumerate(self._seats) if seat.is_ai]
-        if not ai:
-            return
-        if self._talk is None:
-            self._talk = TableTalk(self.game.setup, self.game.roles, ai)
-        talk, events, names = self._talk, self.game.events[self._talk_heard :], self._names()
-        self._talk_heard = len(self.game.events)
-
-        def speak() -> list[tuple[int, str]]:
-            talk.hear(events)
-            return talk.remarks(names)
-
-        loop = asyncio.get_running_loop()
         try:
-            said = await loop.run_in_executor(SUSPICION_THREAD, speak)
+            said = await self._with_talk(lambda talk, names: talk.remarks(names))
         except Exception:  # words are a nicety: a fault here must not stop the game
             log.warning("game %d: the AI seats could not speak", self.game_id, exc_info=True)
             self._talk = None  # rebuilt from every event at the next session
-            self._talk_heard = 0
             return
-        for seat, words in said:
+        for seat, words in said or ():
             self._post_notice(f"💬 {self._table.seats[seat].name}: {words}")
 
     async def ask_ai(self, seat: int) -> str | None:
@@ -821,17 +806,24 @@ class GameSession:
         seat is not played by an AI."""
         if not self._seats[seat].is_ai or self.game.is_over:
             return None
+        return await self._with_talk(lambda talk, names: talk.ask(seat, names))
+
+    async def _with_talk(self, use: Callable[[TableTalk, list[str]], T]) -> T | None:
+        """`use` the AI seats' beliefs once they have heard every event so far (None: no
+        AI seat). They run in the suspicion thread: many games must not starve the loop."""
         ai = [s for s, info in enumerate(self._seats) if info.is_ai]
-        if self._talk is None or seat not in self._talk.speakers:
+        if not ai:
+            return None
+        if self._talk is None or set(ai) - set(self._talk.speakers):
             self._talk, self._talk_heard = TableTalk(self.game.setup, self.game.roles, ai), 0
         talk, events, names = self._talk, self.game.events[self._talk_heard :], self._names()
         self._talk_heard = len(self.game.events)
 
-        def answer() -> str | None:
+        def run() -> T:
             talk.hear(events)
-            return talk.ask(seat, names)
+            return use(talk, names)
 
-        return await asyncio.get_running_loop().run_in_executor(SUSPICION_THREAD, answer)
+        return await asyncio.get_running_loop().run_in_executor(SUSPICION_THREAD, run)
 
     def _names(self) -> list[str]:
         return [seat.name for seat in self._table.seats]

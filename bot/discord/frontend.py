@@ -751,9 +751,13 @@ class DiscordFrontend:
             # Gone (a moderator deleted it?): the round goes on in a new message.
             rnd.message_id = (await self._send(table, content, view=view, files=files)).id
         rnd.dirty, rnd.board, rnd.shown = False, None, looks
+        body = rnd.body()
         for key, call in rnd.calls.items():  # where a restart finds the call again
-            shown = ShownMessage(rnd.message_id, rnd.body(), call.prompt.deadline)
+            if rnd.filed.get(key) == f"{rnd.message_id}:{body}":
+                continue  # the book has it as it is: no write
+            shown = ShownMessage(rnd.message_id, body, call.prompt.deadline)
             await self._remember(table, key, shown)
+            rnd.filed[key] = f"{rnd.message_id}:{body}"
 
     def _round_of(self, table: Table, key: str) -> RoundMessage | None:
         """The round message showing the call filed under `key`, if any."""

@@ -55,6 +55,7 @@ class RoundMessage:
     board: tuple[str, bytes] | None = None  # a new board image for the next edit
     dirty: bool = False  # changed since last shown
     shown: tuple[str, tuple[str, ...]] | None = None  # content and custom ids shown
+    filed: dict[str, str] = field(default_factory=dict)  # call key -> body in the book
 
     def body(self) -> str:
         """What happened this round, as the message tells it."""
