@@ -104,6 +104,9 @@ T = TypeVar("T")
 # when nothing tells it to (a safety net: an AI task that ends always wakes it at once).
 SUPERVISE_EVERY_S = 30.0
 
+# The longest a game waits for its AI seats' remarks after a session.
+TALK_WAIT_S = 10.0
+
 RESTART_NOTICE = "The bot restarted: the game resumes where it stopped."
 RESUME_NOTICE = "The game resumes where it stopped."
 PAUSED = (
@@ -793,9 +796,14 @@ class GameSession:
         if not self.options.talk or self.game.is_over:
             return
         try:
-            said = await self._with_talk(lambda talk, names: talk.remarks(names))
-        except Exception:  # words are a nicety: a fault here must not stop the game
-            log.warning("game %d: the AI seats could not speak", self.game_id, exc_info=True)
+            # Words are a nicety: neither a fault nor a thread busy with other games'
+            # reveals may hold the game up (it goes on without them).
+            async with asyncio.timeout(TALK_WAIT_S):
+                said = await self._with_talk(lambda talk, names: talk.remarks(names))
+        except Exception as exc:
+            log.warning(
+                "game %d: the AI seats did not speak (%s)", self.game_id, type(exc).__name__
+            )
             self._talk = None  # rebuilt from every event at the next session
             return
         for seat, words in said or ():

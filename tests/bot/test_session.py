@@ -287,3 +287,30 @@ async def test_ai_moves_come_at_the_tables_pace(session_store: Storage) -> None:
     assert session.game.is_over
     stored = await session_store.load_game(session.game_id)
     assert SessionOptions.from_dict(stored.options).ai_pace_s == 0.15
+
+
+async def test_ai_seats_that_cannot_speak_in_time_do_not_hold_the_game_up(
+    session_store: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The suspicion thread stuck (a long reveal of another game, say): the game goes on
+    # without the AI seats' remarks after each session.
+    import time
+
+    import bot.session as session_module
+    from agents.talk import TableTalk
+
+    def stuck(self: TableTalk, names: object) -> list[tuple[int, str]]:
+        time.sleep(0.3)
+        return [(1, "never said")]
+
+    monkeypatch.setattr(session_module, "TALK_WAIT_S", 0.05)
+    monkeypatch.setattr(TableTalk, "remarks", stuck)
+    fake = FakeFrontend(answer=scripted)
+    manager = SessionManager(session_store, fake)
+    session = await manager.create(
+        members(1), players=5, fill_with_ai=True, seed=19, options=UNTIMED
+    )
+    await asyncio.wait_for(session.run(), 60)
+    await fake.settle()
+    assert session.game.is_over and not session.paused
+    assert "never said" not in "\n".join(fake.public_text(session.game_id))
