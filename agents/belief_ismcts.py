@@ -45,6 +45,7 @@ from .base import Budget
 from .behaviour import load_behaviour
 from .belief import Belief, PosteriorSampler
 from .belief_agent import liberal_ballot
+from .belief_cache import belief_after, reusing_beliefs
 from .claiming import claim_for
 from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
 from .ismcts import DEFAULT_EXPLORATION, Node, SOISMCTSAgent
@@ -190,8 +191,13 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
             setup = self._setup(view)
             if setup is not None:
                 behaviour = load_behaviour(setup.players, self.fit) if self.fit else None
-                self.belief = Belief(setup, self.seat, behaviour)
-                self.table = Belief(setup, None, behaviour)
+                if reusing_beliefs():  # built for this one decision: beliefs read already
+                    self.belief = belief_after(setup, self.seat, view.events, behaviour)
+                    self.table = belief_after(setup, None, view.events, behaviour)
+                    self.seen = len(view.events)
+                else:
+                    self.belief = Belief(setup, self.seat, behaviour)
+                    self.table = Belief(setup, None, behaviour)
         super().observe(view)
 
     def on_event(self, event: ev.Event, view: PlayerView) -> None:

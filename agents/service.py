@@ -92,6 +92,24 @@ class Priority(IntEnum):
     BALLOT = 2  # one of several at once, sharing the vote's window
 
 
+def thinking_share(now: float, due: float, waiting: Sequence[float], slots: int) -> float:
+    """How long a decision due at `due` may think from `now`, with decisions due at
+    `waiting` still queued behind it for `slots` workers: as long as every queued
+    decision can still have an equal share of the time before its own deadline.
+
+    For each queued deadline d, this decision (it starts now) and the k - 1 queued ones
+    due by d share the time until d, `slots` at a time: this one takes at most
+    (d - now) / ceil(k / slots). Nine ballots asked together (due a few microseconds
+    apart) thus get a ninth of the window each on one worker; a nomination due in a
+    minute does not shorten a ballot due in two seconds, and leaves time for a ballot
+    queued behind it.
+    """
+    share = due - now
+    for ahead, other in enumerate(sorted(waiting), start=2):
+        share = min(share, (other - now) / math.ceil(ahead / slots))
+    return share
+
+
 class _NoAnswer(Exception):
     """The agent gave no usable answer; the message is the cause (no hidden information)."""
 
@@ -172,6 +190,7 @@ class AgentService:
         self._background: set[asyncio.Task[Any]] = set()
         self._starting: asyncio.Task[None] | None = None
         self._restarting = False
+        self._dispatch_pending = False  # a `_dispatch_now` is scheduled
         self._closed = False
 
     # --- lifecycle -------------------------------------------------------------------
@@ -389,7 +408,7 @@ class AgentService:
         # worker `patience` past its deadline is answered here (a late start only thins
         # its search); once started, the watchdog moves behind the worker's own.
         self._enqueue(job)
-        self._dispatch()
+        self._dispatch_soon()
         try:
             move, iterations = await job.outcome  # our caller's cancellation cancels it
         finally:
@@ -408,6 +427,19 @@ class AgentService:
         )
         heapq.heappush(self._queue, (job.key(), job))
 
+    def _dispatch_soon(self) -> None:
+        """Dispatch on the loop's next turn, once: decisions asked in the same turn (the
+        AI seats of a vote, asked together) are then queued together and planned as one
+        set. Dispatched at once, the first would see an empty queue and take the whole
+        window, leaving the others the minimum."""
+        if not self._dispatch_pending:
+            self._dispatch_pending = True
+            self._running_loop().call_soon(self._dispatch_now)
+
+    def _dispatch_now(self) -> None:
+        self._dispatch_pending = False
+        self._dispatch()
+
     def _dispatch(self) -> None:
         """Start queued decisions while a worker is free, each with its share of time."""
         pool = self._pool
@@ -418,11 +450,9 @@ class AgentService:
             if job.outcome.done():
                 continue  # its caller left
             now = time.monotonic()
-            sharing = 1 + sum(
-                1 for _, other in self._queue if other.due <= job.due and not other.outcome.done()
-            )
+            waiting = [other.due for _, other in self._queue if not other.outcome.done()]
             think_until = now + max(
-                MIN_THINKING_S, (job.due - now) / math.ceil(sharing / pool.slots)
+                MIN_THINKING_S, thinking_share(now, job.due, waiting, pool.slots)
             )
             try:
                 future = pool.answer(

@@ -15,7 +15,9 @@ engine and agents once; workers fork from it quickly and cleanly.
 
 `worker_answer` is what runs in a worker: it rebuilds the seat's agent from (spec, seat,
 seed) and decides from the view. Agents are deterministic given their seed and the view
-(see `agents.base`), so nothing else needs to travel.
+(see `agents.base`), so nothing else needs to travel. The beliefs the agents read are
+kept in the worker between decisions (`agents.belief_cache`): each decision reads only
+the events since the last one, and the table's belief serves every seat of a game.
 
 `DecisionPool` is what `agents.service` asks of a pool: `WorkerPool` here (processes of
 this machine) and `agents.ray_backend.RayPool` (a Ray cluster) both satisfy it, so the
@@ -39,6 +41,7 @@ from pebble import ProcessPool
 from engine import Action, Claim, PlayerView
 
 from .base import AgentBase, Budget
+from .belief_cache import reused_beliefs
 from .registry import AGENTS, AgentSpec
 
 Kind = Literal["act", "claim"]
@@ -144,7 +147,8 @@ def worker_answer(
     iterations it ran (runs in a worker; picklable, module level)."""
     assert view.seat is not None
     agent = build_agent(spec, view.seat, seed, due)
-    move = agent.act(view) if kind == "act" else agent.claim(view)
+    with reused_beliefs():  # the agent lives for this decision: beliefs from the cache
+        move = agent.act(view) if kind == "act" else agent.claim(view)
     return move, agent.iterations
 
 

@@ -64,6 +64,7 @@ class Record:
     """One answer of the AI service, as the sessions received it."""
 
     kind: str  # "decide" | "claim"
+    phase: str  # the game's phase when the decision was asked ("nominate", "vote", ...)
     seconds: float
     iterations: int | None
     fallback: str | None
@@ -89,7 +90,7 @@ class RecordingPort:
         answer = await self.service.decide(
             spec, view, seed=seed, budget_s=budget_s, patience_s=patience_s
         )
-        self._record("decide", answer)
+        self._record("decide", view, answer)
         return answer
 
     async def claim(
@@ -106,11 +107,13 @@ class RecordingPort:
             spec, view, seed=seed, budget_s=budget_s, patience_s=patience_s
         )
         if view.legal_claims:  # only real claim windows count; the others ask no agent
-            self._record("claim", answer)
+            self._record("claim", view, answer)
         return answer
 
-    def _record(self, kind: str, answer: Answer[Any]) -> None:
-        self.records.append(Record(kind, answer.seconds, answer.iterations, answer.fallback))
+    def _record(self, kind: str, view: PlayerView, answer: Answer[Any]) -> None:
+        self.records.append(
+            Record(kind, view.phase.value, answer.seconds, answer.iterations, answer.fallback)
+        )
 
 
 @dataclass
@@ -289,8 +292,31 @@ async def run(
         "loop_lag_max_ms": _rounded(1000 * max(lags), 1) if lags else None,
         "loop_lag_p99_ms": _rounded(1000 * (_percentile(lags, 0.99) or 0.0), 1),
         "wall_s": round(wall_s, 1),
+        "by_phase": _by_phase(decisions),
         "service": stats,
     }
+
+
+def _by_phase(decisions: list[Record]) -> dict[str, dict[str, Any]]:
+    """Where the time and the iterations go: per phase, the decisions, their seconds
+    (p50, p95) and iterations (p50, p5; a decision with one legal move runs none)."""
+    phases: dict[str, list[Record]] = {}
+    for record in decisions:
+        phases.setdefault(record.phase, []).append(record)
+    table: dict[str, dict[str, Any]] = {}
+    for phase, records in sorted(phases.items()):
+        seconds = [r.seconds for r in records]
+        searched = [float(r.iterations) for r in records if r.iterations]
+        p50, p5 = _percentile(searched, 0.50), _percentile(searched, 0.05)
+        table[phase] = {
+            "decisions": len(records),
+            "searched": len(searched),
+            "p50_s": _rounded(_percentile(seconds, 0.50), 3),
+            "p95_s": _rounded(_percentile(seconds, 0.95), 3),
+            "iterations_p50": None if p50 is None else int(p50),
+            "iterations_p5": None if p5 is None else int(p5),
+        }
+    return table
 
 
 def _human(figures: dict[str, Any]) -> str:
@@ -309,6 +335,11 @@ def _human(figures: dict[str, Any]) -> str:
         f"event-loop lag: max {figures['loop_lag_max_ms']} ms, p99 {figures['loop_lag_p99_ms']} ms",
     ]
     lines += [f"  fallback: {n} x {cause}" for cause, n in figures["fallback_causes"].items()]
+    lines += [
+        f"  {phase}: {row['decisions']} decisions ({row['searched']} searched), "
+        f"p50 {row['p50_s']} s, iterations p50 {row['iterations_p50']}, p5 {row['iterations_p5']}"
+        for phase, row in figures["by_phase"].items()
+    ]
     lines += [f"  stuck: {detail}" for detail in figures["stuck_games"]]
     service = ", ".join(f"{key} {value}" for key, value in figures["service"].items())
     lines.append(f"service: {service}")

@@ -27,7 +27,7 @@ import pytest
 from agents.belief_agent import BeliefAgent
 from agents.random_agent import RandomAgent
 from agents.registry import AGENTS, make_agent
-from agents.service import AgentService
+from agents.service import AgentService, thinking_share
 from engine import Action, Claim, Game, Nominate, Phase, PlayerView
 
 GENEROUS_S = 10.0  # a budget no healthy worker misses, even on a loaded machine
@@ -219,6 +219,10 @@ async def test_seats_deciding_at_once_share_the_window_instead_of_falling_back()
         assert answer.move in view.legal_actions and answer.fallback is None
         assert answer.iterations is not None and answer.iterations > 0
     assert elapsed < 2.0 + LATE_S
+    # Planned as one set: the ballot asked first does not take the whole window and
+    # leave the others the minimum (it did: 25,000 iterations against ~500 each).
+    iterations = [answer.iterations or 0 for answer in answers]
+    assert max(iterations) < 5 * min(iterations), iterations
 
 
 async def test_a_busy_pool_answers_late_within_the_tables_patience_not_with_a_fallback() -> None:
@@ -432,3 +436,17 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_a_decision_thinks_as_long_as_every_queued_one_keeps_an_equal_share() -> None:
+    # Nine ballots due together (microseconds apart) on one worker: a ninth each.
+    assert thinking_share(0.0, 2.0, [2.0 + i * 1e-6 for i in range(1, 9)], 1) == pytest.approx(
+        2.0 / 9, rel=1e-4
+    )
+    # Two workers: they run two at a time, so each may think twice as long.
+    assert thinking_share(0.0, 2.0, [2.0] * 8, 2) == pytest.approx(2.0 / 5)
+    # A nomination due in a minute does not shorten a ballot due in two seconds...
+    assert thinking_share(0.0, 2.0, [60.0], 1) == 2.0
+    # ...and a decision due in a minute leaves time for a ballot queued behind it.
+    assert thinking_share(0.0, 60.0, [2.0], 1) == 2.0 / 2
+    assert thinking_share(0.0, 2.0, [], 1) == 2.0
