@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from bot.gc_tuning import tune_gc  # noqa: E402
+from bot.gc_tuning import FIRST_GENERATION_THRESHOLD, tune_gc  # noqa: E402
 from bot.manager import SessionManager, ShardClaim  # noqa: E402
 from bot.ports import Post, Private, Prompt, Reveal, Table, Waiting  # noqa: E402
 from bot.session import SessionOptions  # noqa: E402
@@ -194,7 +194,7 @@ async def run(
 def _shard_process(args: argparse.Namespace, shard: int, start: Any, out: Any) -> None:
     """One bot process of `--processes`: its share of the games, on its own shard."""
     if not args.default_gc:
-        tune_gc()
+        tune_gc(args.gc_threshold)
     games = args.games // args.processes + (shard < args.games % args.processes)
     start.wait()
     try:
@@ -308,6 +308,12 @@ def main(argv: list[str] | None = None) -> int:
         "--default-gc", action="store_true", help="keep CPython's GC settings (no tune_gc)"
     )
     parser.add_argument(
+        "--gc-threshold",
+        type=int,
+        default=FIRST_GENERATION_THRESHOLD,
+        help="the first generation's threshold tune_gc sets (default: the bot's)",
+    )
+    parser.add_argument(
         "--store", default=None, help="a SQLite path or postgresql:// URL (an empty database)"
     )
     parser.add_argument(
@@ -319,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         figures = run_processes(args)
     else:
         if not args.default_gc:
-            tune_gc()  # as the bot does at start-up (bot.gc_tuning)
+            tune_gc(args.gc_threshold)  # as the bot does at start-up (bot.gc_tuning)
         figures = asyncio.run(
             run(args.games, args.players, args.agent, args.seed, not args.no_suspicion, args.store)
         )
@@ -331,6 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         figures.update(finished=finished, lost=lost, double_driven=double)
         figures["loop_lag_max_ms"] = figures["loop_lag_worst_ms"]
     figures["gc_tuned"] = not args.default_gc
+    figures["gc_threshold"] = None if args.default_gc else args.gc_threshold
     if args.json:
         print(json.dumps(figures))
     else:

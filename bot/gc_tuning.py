@@ -15,9 +15,9 @@ import gc
 FIRST_GENERATION_THRESHOLD = 50_000  # CPython's default is 700 allocations
 
 
-def tune_gc() -> None:
+def tune_gc(first_generation: int = FIRST_GENERATION_THRESHOLD) -> None:
     """Freeze everything allocated so far and make young collections rarer."""
     gc.collect()
     gc.freeze()
     _, second, third = gc.get_threshold()
-    gc.set_threshold(FIRST_GENERATION_THRESHOLD, second, third)
+    gc.set_threshold(first_generation, second, third)

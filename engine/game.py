@@ -53,7 +53,7 @@ class _Undo:
     """What `Game.undo` needs to take one action back: the state before it.
 
     `state` holds every field an action may change: the `_VALUES` as they were and
-    copies of the `_CONTAINERS`; for a ballot that does not complete the vote, which changes one
+    the containers packed (`_pack`); for a ballot that does not complete the vote, which changes one
     entry of `votes` alone, it is None and `ballot` is (seat, its ballot before or None).
     `chance` is the chance source's state before the first reshuffle the action caused
     (None if it caused none). A plain class: an entry is made for every action, and a
@@ -521,12 +521,7 @@ class Game:
     # --- taking actions back ------------------------------------------------------------
 
     def _push_undo(self) -> None:
-        self._undo.append(
-            _Undo(
-                len(self.events),
-                (_values(self), [c.copy() for c in _containers(self)]),
-            )
-        )
+        self._undo.append(_Undo(len(self.events), (_values(self), _pack(self))))
 
     def undo(self) -> Action:
         """Take back the last action (a claim too) and return it.
@@ -550,12 +545,10 @@ class Game:
                 votes[seat] = ballot
             self.votes = votes
         else:
-            values, containers = frame.state
+            values, packed = frame.state
             for name, value in zip(_VALUES, values, strict=True):
                 setattr(self, name, value)
-            for name, container in zip(_CONTAINERS, containers, strict=True):
-                # Copies again: a shallow copy of this game may share the entry.
-                setattr(self, name, container.copy())
+            _unpack(self, packed)
         if frame.chance is not None and isinstance(self.chance, Rewindable):
             self.chance.setstate(frame.chance)
         del self.events[frame.events :]
@@ -629,10 +622,42 @@ _VALUES = (
     "winner",
     "win_reason",
 )
-_CONTAINERS = ("votes", "draw_pile", "discard_pile", "hand", "alive", "investigated", "not_hitler")
 # attrgetter reads them all in one C call: an undo entry is made for every action.
 _values = attrgetter(*_VALUES)
-_containers = attrgetter(*_CONTAINERS)
+_POLICY = {policy.value: policy for policy in Policy}
+
+# The containers an action may change, packed as values the garbage collector need not
+# walk (strings, and tuples of ints and bools): a game keeps an undo entry per action, and
+# as lists and sets they were a third of a running bot's tracked objects, which every
+# full collection walks while the event loop waits (bench/session_bench.py).
+_Packed = tuple[
+    tuple[tuple[int, bool], ...], str, str, str, tuple[bool, ...], tuple[int, ...], tuple[int, ...]
+]
+
+
+def _pack(game: Game) -> _Packed:
+    return (
+        tuple(game.votes.items()),
+        "".join(game.draw_pile),
+        "".join(game.discard_pile),
+        "".join(game.hand),
+        tuple(game.alive),
+        tuple(sorted(game.investigated)),  # sorted: equal sets pack equally
+        tuple(sorted(game.not_hitler)),
+    )
+
+
+def _unpack(game: Game, packed: _Packed) -> None:
+    votes, draw_pile, discard_pile, hand, alive, investigated, not_hitler = packed
+    policy = _POLICY
+    game.votes = dict(votes)
+    game.draw_pile = [policy[tile] for tile in draw_pile]
+    game.discard_pile = [policy[tile] for tile in discard_pile]
+    game.hand = [policy[tile] for tile in hand]
+    game.alive = list(alive)
+    game.investigated = set(investigated)
+    game.not_hitler = set(not_hitler)
+
 
 _ACTION_PHASE: dict[type[Action], Phase] = {
     Nominate: Phase.NOMINATE,
