@@ -46,7 +46,7 @@ from .errors import (
 )
 from .roles import Party, Phase, Policy, Power, Role, WinReason
 from .variants import DRAW, STANDARD, VETO_AT, Setup, Variant
-from .views import PlayerView, make_view
+from .views import PlayerView
 
 
 class _Undo:
@@ -682,3 +682,60 @@ _PHASE_WORDS = {
     Phase.EXECUTE: "the president to execute a player",
     Phase.GAME_OVER: "nothing: the game is over",
 }
+
+
+def make_view(game: Game, seat: int | None) -> PlayerView:
+    """Build the view of `seat` (None: a spectator) from the full game (here, not in
+    `engine.views`, so that views know nothing of `Game`)."""
+    over = game.is_over
+    known: list[Role | None] = [None] * game.players
+    if over:
+        known = list(game.roles)
+    elif seat is not None:
+        known[seat] = game.roles[seat]
+        for other, role in game.known_roles(seat):
+            known[other] = role
+    holder = None
+    if game.phase is Phase.PRESIDENT_DISCARD:
+        holder = game.president
+    elif game.phase in (Phase.CHANCELLOR_ENACT, Phase.VETO_REPLY):
+        holder = game.chancellor
+    return PlayerView(
+        seat=seat,
+        players=game.players,
+        variant=game.setup.variant,
+        powers=game.setup.powers,
+        liberal_tiles=game.setup.liberal_tiles,
+        fascist_tiles=game.setup.fascist_tiles + game.setup.fascist_policies_at_start,
+        role=game.roles[seat] if seat is not None else None,
+        known_roles=tuple(known),
+        phase=game.phase,
+        president=game.president,
+        chancellor=game.chancellor,
+        last_president=game.last_president,
+        last_chancellor=game.last_chancellor,
+        special_election_caller=game.special_election_caller,
+        election_tracker=game.election_tracker,
+        liberal_policies=game.liberal_policies,
+        fascist_policies=game.fascist_policies,
+        draw_pile=len(game.draw_pile),
+        discard_pile=len(game.discard_pile),
+        alive=tuple(game.alive),
+        investigated=tuple(sorted(game.investigated)),
+        not_hitler=tuple(sorted(game.not_hitler)),
+        term_limited=tuple(game.term_limited()),
+        eligible_chancellors=(
+            tuple(game.eligible_chancellors()) if game.phase is Phase.NOMINATE else ()
+        ),
+        veto_unlocked=game.veto_unlocked,
+        veto_refused=game.veto_refused,
+        voted=tuple(sorted(game.votes)),
+        my_vote=game.votes.get(seat) if seat is not None else None,
+        hand=tuple(game.hand) if seat is not None and seat == holder else (),
+        awaiting=tuple(game.awaiting()),
+        legal_actions=tuple(game.legal_actions(seat)) if seat is not None else (),
+        legal_claims=tuple(game.legal_claims(seat)) if seat is not None else (),
+        winner=game.winner,
+        win_reason=game.win_reason,
+        events=tuple(e for e in game.events if over or e.visible_to(seat)),
+    )

@@ -1,5 +1,5 @@
-"""The style bar is part of the suite: ruff clean everywhere, mypy --strict on engine/
-and agents/."""
+"""The style bar is part of the suite: ruff clean everywhere, mypy --strict on engine/,
+agents/ and bot/."""
 
 from __future__ import annotations
 
@@ -33,4 +33,9 @@ def test_engine_is_mypy_strict() -> None:
 
 def test_agents_are_mypy_strict() -> None:
     result = _run("mypy", "--strict", "agents")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_bot_is_mypy_strict() -> None:
+    result = _run("mypy", "--strict", "bot")
     assert result.returncode == 0, result.stdout + result.stderr
