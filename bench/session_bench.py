@@ -38,7 +38,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from bot.gc_tuning import FIRST_GENERATION_THRESHOLD, tune_gc  # noqa: E402
+from bot.gc_tuning import (  # noqa: E402
+    FIRST_GENERATION_THRESHOLD,
+    SECOND_GENERATION_THRESHOLD,
+    tune_gc,
+)
 from bot.manager import SessionManager, ShardClaim  # noqa: E402
 from bot.ports import Post, Private, Prompt, Reveal, Table, Waiting  # noqa: E402
 from bot.session import SessionOptions  # noqa: E402
@@ -194,7 +198,7 @@ async def run(
 def _shard_process(args: argparse.Namespace, shard: int, start: Any, out: Any) -> None:
     """One bot process of `--processes`: its share of the games, on its own shard."""
     if not args.default_gc:
-        tune_gc(args.gc_threshold)
+        tune_gc(*args.gc_threshold)
     games = args.games // args.processes + (shard < args.games % args.processes)
     start.wait()
     try:
@@ -294,6 +298,13 @@ def run_processes(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _thresholds(text: str) -> tuple[int, ...]:
+    values = tuple(int(part) for part in text.split(","))
+    if not 1 <= len(values) <= 2 or min(values) < 1:
+        raise argparse.ArgumentTypeError("N or N,M: positive thresholds")
+    return values
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -309,9 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--gc-threshold",
-        type=int,
-        default=FIRST_GENERATION_THRESHOLD,
-        help="the first generation's threshold tune_gc sets (default: the bot's)",
+        type=_thresholds,
+        default=(FIRST_GENERATION_THRESHOLD, SECOND_GENERATION_THRESHOLD),
+        help="the collector's first (and second: N,M) thresholds tune_gc sets (default: the bot's)",
     )
     parser.add_argument(
         "--store", default=None, help="a SQLite path or postgresql:// URL (an empty database)"
@@ -325,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
         figures = run_processes(args)
     else:
         if not args.default_gc:
-            tune_gc(args.gc_threshold)  # as the bot does at start-up (bot.gc_tuning)
+            tune_gc(*args.gc_threshold)  # as the bot does at start-up (bot.gc_tuning)
         figures = asyncio.run(
             run(args.games, args.players, args.agent, args.seed, not args.no_suspicion, args.store)
         )
@@ -337,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         figures.update(finished=finished, lost=lost, double_driven=double)
         figures["loop_lag_max_ms"] = figures["loop_lag_worst_ms"]
     figures["gc_tuned"] = not args.default_gc
-    figures["gc_threshold"] = None if args.default_gc else args.gc_threshold
+    figures["gc_threshold"] = None if args.default_gc else list(args.gc_threshold)
     if args.json:
         print(json.dumps(figures))
     else:
