@@ -1,6 +1,6 @@
 """Merge `python -m agents.arena --json` outputs of runs with different seeds.
 
-    python bench/arena_merge.py bench/results/arena_*.json [--json]
+    python bench/arena_merge.py bench/results/load_i500_seed*.json [--json]
 
 A long tournament is safer run as several shorter ones (a run prints its JSON only
 when it ends); the games of runs with different seeds are independent, so their

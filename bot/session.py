@@ -400,7 +400,7 @@ class GameSession:
                 fallbacks,
                 notice,
                 shown,
-                _events_after(record, shown),
+                tuple(game.events_since(shown)),
             ),
         )
 
@@ -1347,17 +1347,6 @@ def _read_state(
         fallbacks if type(fallbacks) is int and fallbacks > 0 else 0,
         shown if type(shown) is int and 0 <= shown <= actions else actions,
     )
-
-
-def _events_after(record: GameRecord, shown: int) -> tuple[ev.Event, ...]:
-    """The events the actions of `record` past the first `shown` caused, in order."""
-    if shown >= len(record.actions):
-        return ()
-    game = GameRecord(record.players, record.seed, record.variant, record.actions[:shown]).replay()
-    before = len(game.events)
-    for action in record.actions[shown:]:
-        game.apply(action)
-    return tuple(game.events[before:])
 
 
 def _advance_turn(turn: int, action: Action, events: Sequence[ev.Event]) -> int:

@@ -523,6 +523,15 @@ class Game:
     def _push_undo(self) -> None:
         self._undo.append(_Undo(len(self.events), (_values(self), _pack(self))))
 
+    def events_since(self, action: int) -> list[ev.Event]:
+        """The events the actions from the `action`-th on (counting from 0) caused, in
+        order; none for `action == len(actions)`. Read from the move stack: no replay."""
+        if not 0 <= action <= len(self.actions):
+            raise IndexError(f"No action {action} in a game of {len(self.actions)} actions.")
+        if action == len(self.actions):
+            return []
+        return self.events[self._undo[action].events :]
+
     def undo(self) -> Action:
         """Take back the last action (a claim too) and return it.
 

@@ -186,3 +186,22 @@ def test_undo_of_a_claim() -> None:
     assert game.undo() == claim
     assert snapshot(game) == before
     assert game.apply(claim) == events
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    players=st.integers(5, 10),
+    seed=st.integers(0, 2**32),
+    length=st.integers(0, 120),
+    choices=st.integers(0, 2**32),
+)
+def test_events_since_an_action_are_what_the_actions_from_it_on_returned(
+    players: int, seed: int, length: int, choices: int
+) -> None:
+    game = Game(players, seed=seed)
+    played = advance(game, random.Random(choices), length)
+    for first in range(len(played) + 1):
+        expected = [event for _, events in played[first:] for event in events]
+        assert game.events_since(first) == expected
+    with pytest.raises(IndexError):
+        game.events_since(len(played) + 1)
