@@ -669,8 +669,7 @@ async def replay_pages(store: Storage, game_id: int) -> list[str]:
     import asyncio
 
     from .demo import NotHere
-    from .render.steps import page_text, round_pages
-    from .suspicion import suspicion_tracks
+    from .render.steps import step_pages
 
     stored = await store.load_game(game_id)
     if stored.status != "finished":
@@ -679,18 +678,7 @@ async def replay_pages(store: Storage, game_id: int) -> list[str]:
             f"round (`shbot replay {game_id}` shows what the table saw)."
         )
     names = [s.name for s in stored.seats]
-
-    def pages() -> list[str]:
-        rounds = round_pages(stored.record)
-        game = stored.record.replay()
-        try:  # the AI observer: the exact belief of the table, public information only
-            [table] = suspicion_tracks(game, names, [])
-        except Exception:  # the story goes on without the belief
-            log.warning("game %d: no suspicion track for the step-through", game_id, exc_info=True)
-            table = None
-        return [page_text(r, len(rounds), names, game.roles, table) for r in rounds]
-
-    return await asyncio.to_thread(pages)
+    return await asyncio.to_thread(step_pages, stored.record, names)
 
 
 def step_through(

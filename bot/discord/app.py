@@ -29,6 +29,7 @@ from .components import PREFIX, ComponentId, Route
 from .desk import GameBot, GameDesk
 from .lobby import ChannelSettingsLobbyStore, LobbyBook
 from .lobby_control import LobbyControl
+from .replay import Replays
 from .replies import answer
 
 log = logging.getLogger(__name__)
@@ -113,6 +114,7 @@ class SecretHitlerBot(commands.AutoShardedBot, GameBot):
         self._storage = storage
         self._owns_storage = storage is None
         self._lobbies: LobbyControl | None = None
+        self.replays = Replays(self)  # /replay and its Previous / Next buttons
         self._closing = False
 
     # --- wiring -----------------------------------------------------------------------
@@ -227,6 +229,8 @@ class SecretHitlerBot(commands.AutoShardedBot, GameBot):
                 await self._lobbies.on_click(interaction, cid)
             elif cid.game.isdigit():
                 await self.games.on_click(interaction, cid)
+            elif cid.game.startswith("R"):
+                await self.replays.on_click(interaction, cid)
             else:
                 await answer(interaction, texts.UNKNOWN_COMPONENT, quiet=True)
         except Exception:

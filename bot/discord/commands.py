@@ -29,6 +29,7 @@ from .desk import GameDesk
 from .lobby import VARIANTS, LobbyError, LobbyOptions, default_options
 from .lobby_control import LobbyControl
 from .lobby_message import lobby_embed
+from .replay import Replays
 from .replies import acknowledge, announce, answer
 
 VARIANT_CHOICES = [Choice(name=v, value=v) for v in VARIANTS]
@@ -58,6 +59,11 @@ class CommandHost(Protocol):
     @property
     def games(self) -> GameDesk:
         """The running games."""
+        ...
+
+    @property
+    def replays(self) -> Replays:
+        """/replay's pages and buttons."""
         ...
 
 
@@ -253,6 +259,19 @@ class GameCommands(commands.Cog):
         await announce(
             interaction, texts.SHOWN_BELOW, embed=info.stats_embed(who.display_name, stats)
         )
+
+    @app_commands.command(
+        name="replay", description="A finished game of this server, round by round."
+    )
+    @app_commands.guild_only()
+    @app_commands.describe(game="the game's number (see /history)")
+    async def replay(
+        self, interaction: discord.Interaction, game: app_commands.Range[int, 1, None]
+    ) -> None:
+        """Every round of a finished game with its hidden truth and the AI observer's
+        belief, in an ephemeral message with Previous / Next."""
+        await acknowledge(interaction)  # ephemeral: the pages are for the member alone
+        await self.bot.replays.show(interaction, game)
 
     @app_commands.command(
         name="leaderboard",

@@ -256,3 +256,16 @@ SEEN_HEADER = "What you saw:"
 SEEN_PEEK = "- The top of the pile was {tiles} (top first)."
 SEEN_PROBE = "- {target} is a **{party}**."
 DM_CLOSED_NOTE = "dm closed for a seat of game %s"
+
+# --- /replay: a finished game, round by round -----------------------------------------
+REPLAY_TITLE = "Game #{game}: the deal"
+REPLAY_ROUND_TITLE = "Game #{game}: round {round} of {rounds}"
+REPLAY_FOOTER = (
+    "Everything is shown: roles, hands, peeks and investigations. The AI observer's "
+    "belief reads the public events only (darker: more likely Fascist)."
+)
+REPLAY_UNKNOWN = "There is no game #{game} in this server."
+REPLAY_NOT_OVER = "Game #{game} is {status}: a game is shown round by round once it is over."
+REPLAY_DAMAGED = "Game #{game} cannot be shown: its stored record does not replay."
+BUTTON_PREVIOUS = "◀ Previous"
+BUTTON_NEXT = "Next ▶"

@@ -12,15 +12,18 @@ Everything hidden is shown, so pages are made only for a game that is over.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine import Game, GameRecord, PlayerView, Role
 from engine import events as ev
 
-from ..suspicion import SuspicionTrack
+from ..suspicion import SuspicionTrack, suspicion_tracks
 from .story import INDENT, Teller, story_lines
 from .text import board_text
+
+log = logging.getLogger(__name__)
 
 CLAIMS = (ev.PresidentClaimed, ev.ChancellorClaimed, ev.PeekClaimed, ev.InvestigationClaimed)
 # A claim speaks of the last government that held policies or used a power.
@@ -133,3 +136,18 @@ def page_text(
         )
         out += heatmap_lines(track, names, roles, upto)
     return "\n".join(out)
+
+
+def step_pages(record: GameRecord, names: Sequence[str]) -> list[str]:
+    """Every page of a finished game (ValueError if it is not over), each with the AI
+    observer's belief (the exact belief of the table, public information only) when it
+    can be computed: the story goes on without it otherwise. Slow (about a second for
+    10 players): call it off the event loop."""
+    rounds = round_pages(record)
+    game = record.replay()
+    try:
+        [table] = suspicion_tracks(game, names, [])
+    except Exception:
+        log.warning("no suspicion track for the step-through", exc_info=True)
+        table = None
+    return [page_text(r, len(rounds), names, game.roles, table) for r in rounds]

@@ -123,6 +123,7 @@ async def test_lobby_and_information_handlers_acknowledge_before_the_database(
     await carol.click(message, label="Start")  # not the host
     for command in ("history", "stats", "leaderboard", "profile"):
         await alice.slash(table.channel, command)
+    await alice.slash(table.channel, "replay", game=1)  # reads the game after the ack
     await mod.slash(table.channel, "settings")
     await mod.slash(table.channel, "settings", players=7)
     await alice.slash(table.channel, "cancel")

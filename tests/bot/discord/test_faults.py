@@ -160,7 +160,7 @@ async def test_guild_only_commands_from_a_dm_get_a_clear_answer(table: Harness) 
             command["contexts"] = [0, 1, 2]
             command["dm_permission"] = True
     dm = alice.user.dm_channel
-    required = {"ask": {"seat": 2}}  # the options a command cannot be sent without
+    required = {"ask": {"seat": 2}, "replay": {"game": 1}}  # options a command needs
     for name in guild_only:
         result = await alice.user.slash(name, **required.get(name, {}))
         assert result.ephemeral, name
