@@ -49,7 +49,7 @@ from .belief_cache import belief_after, reusing_beliefs
 from .claiming import claim_for
 from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
 from .ismcts import DEFAULT_EXPLORATION, Node, SOISMCTSAgent
-from .model_search import leader_settled, model_tree_iterate
+from .model_search import model_tree_iterate
 from .playouts import TableModel, play_model
 
 # Iterations a decision runs by default (the paper's budget): about 0.75 s of CPU per
@@ -174,7 +174,6 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         self.table: Belief | None = None  # the public posterior (opponent model)
         self.model: TableModel | None = None  # built per decision from `table`
         self.sampler: Sampler | None = None  # the last decision's sampler
-        self._liberal_ballot = False  # the decision searched is a Liberal's ballot
 
     # --- beliefs ----------------------------------------------------------------------
 
@@ -221,12 +220,7 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         else:
             sampler = UniformSampler(view, self.variant)
         self.sampler = sampler
-        self._liberal_ballot = view.phase is Phase.VOTE and self._sincere(view)
         return sampler
-
-    def _sincere(self, view: PlayerView) -> bool:
-        """Whether this seat's ballot falls back on its sincere one (see `decide`)."""
-        return view.role is Role.LIBERAL and self.belief is not None
 
     def _table_model(self, table: Belief) -> TableModel:
         """The opponent model from the table's belief."""
@@ -262,20 +256,7 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
             iterations,
             deadline,
             time.perf_counter,
-            self._settled,
         )
-
-    def _settled(self, root: Node, moves: tuple[int, ...], left: int) -> bool:
-        """Whether `left` more rounds could not change what `decide` makes of the root:
-        the leading move, or for a ballot the side of the margin that decides it."""
-        if moves != (1, 0):
-            return leader_settled(root, moves, left)
-        margin = root.wins[1] - root.wins[0]  # each round moves it by at most one
-        low, high = margin - left, margin + left
-        if self._liberal_ballot:  # Ja or Nein past CLEAR_BALLOT, else the sincere ballot
-            clear = CLEAR_BALLOT * (root.visits[1] + left)
-            return low >= clear or high <= -clear or (high < clear and low > -clear)
-        return low > 0 or high < 0  # a tie is the expected ballot
 
     def decide(self, view: PlayerView, rng: random.Random) -> Action:
         """Search and take the best move. Ballots: a Liberal casts its sincere ballot

@@ -47,11 +47,6 @@ def root_moves(game: FastGame) -> tuple[int, ...]:
     return (1, 0) if game.phase == VOTE else game.legal_moves()
 
 
-# The test for a settled search: given the root, its moves and how many more rounds
-# could still be played, whether no outcome of them could change the decision.
-Settled = Callable[[Node, tuple[int, ...], int], bool]
-
-
 def model_tree_iterate(
     root: Node,
     sampler: Sampler,
@@ -61,30 +56,18 @@ def model_tree_iterate(
     iterations: int | None,
     deadline: float | None,
     clock: Callable[[], float],
-    settled: Settled | None = None,
 ) -> int:
     """Play paired determinizations from `root` until a limit; return the games played.
 
     A determinization costs one game per root move, and only whole rounds are played:
     with k root moves, `iterations` runs floor(iterations / k) rounds (at least one).
-    `settled` stops early once the rounds that are left could not change the decision
-    (each round adds at most one win per root move): with an iteration budget the
-    decision is exactly the full search's; with a deadline the rounds left are estimated
-    from the pace so far.
     """
     size = min(iterations or 4096, 1 << 20) + 2
     done = 0
     per_round: int | None = None
-    started = clock()
-    moves: tuple[int, ...] = ()
     while per_round is None or iterations is None or done + per_round <= iterations:
         if deadline is not None and done and clock() >= deadline:
             break
-        if settled is not None and per_round is not None:
-            rounds = done // per_round
-            left = _rounds_left(rounds, per_round, iterations, deadline, started, clock)
-            if settled(root, moves, left):
-                break
         while done + 64 >= size:
             size *= 2
         bonus, root_inv = _ucb_tables(exploration, size)
@@ -101,35 +84,6 @@ def model_tree_iterate(
             root.visits[move] += 1
             root.wins[move] += won
     return done
-
-
-def _rounds_left(
-    rounds: int,
-    per_round: int,
-    iterations: int | None,
-    deadline: float | None,
-    started: float,
-    clock: Callable[[], float],
-) -> int:
-    """How many more rounds the search could play: exact under an iteration budget; under
-    a deadline, what the pace so far allows, with a quarter more for safety."""
-    left = 1 << 30
-    if iterations is not None:
-        left = max(iterations // per_round, 1) - rounds
-    if deadline is not None:
-        now = clock()
-        pace = rounds / max(now - started, 1e-9)
-        left = min(left, int(pace * max(deadline - now, 0.0) * 1.25) + 1)
-    return max(left, 0)
-
-
-def leader_settled(root: Node, moves: tuple[int, ...], left: int) -> bool:
-    """Whether the move with the most wins keeps them whatever `left` more rounds bring:
-    its lead over every other move exceeds them (a strict lead, so no tie decides)."""
-    wins = root.wins
-    best = max(wins[m] for m in moves)
-    leaders = [m for m in moves if wins[m] == best]
-    return len(leaders) == 1 and all(best - wins[m] > left for m in moves if m != leaders[0])
 
 
 def _descend(
