@@ -38,8 +38,10 @@ from .behaviour import Behaviour, Styles, load_styles
 from .belief import Belief
 
 # Beliefs kept per thread: a 10-player game needs one per AI seat and one for the table,
-# so 256 serve twenty full tables. Each is well under a megabyte.
-CAPACITY = 256
+# so 64 serve six full tables at once; beyond that the oldest are read again from the
+# start. A 10-player belief late in a game holds about a megabyte of tables (measured),
+# so a worker keeps at most about 64 MB.
+CAPACITY = 64
 
 
 @dataclass(slots=True)
