@@ -14,8 +14,10 @@ So a seat's words are a function of the public history and of its own private
 information only: two games with the same public history and the same private
 information for the speaker give the same words, whoever the Fascists are.
 
-`TableTalk` follows one game's events for its AI seats and says, after a legislative
-session, one line for each AI seat whose read changed; `read` answers `/ask`.
+`TableTalk` follows one game's events for its AI seats and, after a legislative session,
+lets at most `SPEAKERS_PER_SESSION` of them speak, in turn: each says one line if its read
+changed. The turn is public (the count of sessions), never who has the strongest read:
+that would make a seat's silence depend on the others' secrets. `read` answers `/ask`.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ from .belief import Belief, Marginals
 # is 0.4: a read must stand out from it to be said).
 SAY_ABOVE = 0.15  # how far above the table's base rate the least trusted must be
 STANDS_OUT = 0.05  # least and most trusted closer than this: nobody stands out yet
+# AI seats that may speak after one session (in turn): a table of nine AI players
+# saying a line each after every policy drowns the game (22 lines in a 7-player demo).
+SPEAKERS_PER_SESSION = 2
 
 
 def fascist_share(marginals: Marginals, seat: int) -> float:
@@ -176,18 +181,29 @@ class TableTalk:
             # A Fascist's cover: the table's public belief (it knows nothing private).
             belief = Belief(setup, seat) if liberal else Belief(setup, None)
             self.speakers[seat] = Speaker(seat, belief, public=not liberal)
+        self.sessions = 0  # policies enacted so far (public): whose turn it is to speak
 
     def hear(self, events: Iterable[ev.Event]) -> None:
         """Feed the game's events, in order, as they happen."""
         for event in events:
+            if isinstance(event, ev.PolicyEnacted):
+                self.sessions += 1
             for speaker in self.speakers.values():
                 speaker.hears(event)
 
+    def turn(self) -> list[int]:
+        """The AI seats whose turn it is to speak after the latest session."""
+        seats = sorted(self.speakers)
+        if len(seats) <= SPEAKERS_PER_SESSION:
+            return seats
+        start = (max(self.sessions, 1) - 1) * SPEAKERS_PER_SESSION
+        return [seats[(start + i) % len(seats)] for i in range(SPEAKERS_PER_SESSION)]
+
     def remarks(self, names: Sequence[str]) -> list[tuple[int, str]]:
-        """(seat, words) for each AI seat with something to say now."""
+        """(seat, words) for each AI seat whose turn it is and who has something to say."""
         out = []
-        for seat, speaker in self.speakers.items():
-            words = remark(speaker, names, self.base_rate)
+        for seat in self.turn():
+            words = remark(self.speakers[seat], names, self.base_rate)
             if words is not None:
                 out.append((seat, words))
         return out

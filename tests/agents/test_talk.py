@@ -119,3 +119,22 @@ def test_reasons_name_what_the_table_saw() -> None:
 
 
 F_, L_ = Policy.FASCIST, Policy.LIBERAL
+
+
+def test_at_most_two_ai_seats_speak_after_a_session_and_each_in_turn() -> None:
+    game, _ = played([L, F, H, L, L, F, L], 5)
+    seats = [0, 1, 2, 3, 4, 5]
+    talk = TableTalk(game.setup, game.roles, seats)
+    turns: list[list[int]] = []
+    for event in game.events:
+        if isinstance(event, ev.GameEnded):
+            break
+        talk.hear([event])
+        if isinstance(event, ev.PolicyEnacted):
+            said = talk.remarks(NAMES)
+            assert len(said) <= 2
+            assert {seat for seat, _ in said} <= set(talk.turn())
+            turns.append(talk.turn())
+    # The turn goes round the AI seats, two at a time, by the public count of sessions.
+    assert turns[:3] == [[0, 1], [2, 3], [4, 5]][: len(turns)]
+    assert len(turns) >= 2
