@@ -320,11 +320,7 @@ class FastGame:
         pile = [0] * table.liberal_tiles + [1] * table.fascist_tiles
         shuffle(pile, rng)
 
-        g = cls.__new__(cls)
-        g.variant = variant
-        g.players = players
-        g.roles = roles
-        g.hitler = roles.index(_HITLER_ROLE)
+        g = cls._blank(variant, players, table, roles, roles.index(_HITLER_ROLE))
         g.phase = NOMINATE
         g.president = president
         g.chancellor = -1
@@ -337,16 +333,31 @@ class FastGame:
         g.alive = [True] * players
         g.investigated_mask = 0
         g.veto_refused = False
+        g._seating = _seating(g.alive)
+        g._pile = pile
+        g._rng = rng
+        return g
+
+    @classmethod
+    def _blank(
+        cls, variant: Variant, players: int, table: _Table, roles: list[int], hitler: int
+    ) -> FastGame:
+        """A game with no public state yet and nothing hidden in play: no ballots, no
+        hand, an empty discard pile, no pile and no chance source."""
+        g = cls.__new__(cls)
+        g.variant = variant
+        g.players = players
+        g.roles = roles
+        g.hitler = hitler
         g.votes = {}
         g.hand_fascists = 0
         g.discard_liberal = 0
         g.discard_fascist = 0
         g.reason = None
         g._table = table
-        g._seating = _seating(g.alive)
-        g._pile = pile
+        g._pile = []
         g._top = 0
-        g._rng = rng
+        g._rng = None
         g._chance = None
         g._reshuffle_seed = 0
         return g
@@ -390,24 +401,18 @@ class FastGame:
         else:
             other = chance
 
-        g = cls.__new__(cls)
-        g.variant = game.variant
-        g.players = game.players
-        g.roles = [_ROLE_OF_CODE.index(r) for r in game.roles]
-        g.hitler = game.hitler
+        roles = [_ROLE_OF_CODE.index(r) for r in game.roles]
+        g = cls._blank(game.variant, game.players, table, roles, game.hitler)
         g._copy_public(game)
         g.votes = dict(game.votes)
         g.hand_fascists = game.hand.count(Policy.FASCIST)
         g.discard_liberal = game.discard_pile.count(Policy.LIBERAL)
         g.discard_fascist = len(game.discard_pile) - g.discard_liberal
         g.reason = game.win_reason
-        g._table = table
         g._seating = _seating(game.alive)
         g._pile = [0 if t is Policy.LIBERAL else 1 for t in game.draw_pile]
-        g._top = 0
         g._rng = rng
         g._chance = other
-        g._reshuffle_seed = 0
         return g
 
     def clone(self, rng: random.Random | None = None) -> FastGame:
@@ -445,24 +450,9 @@ class FastGame:
         if variant is None:
             variant = view_variant(view)
         table = _table(variant, view.players)
-        g = cls.__new__(cls)
-        g.variant = variant
-        g.players = view.players
-        g.roles = [_LIBERAL_ROLE] * view.players
-        g.hitler = -1
+        g = cls._blank(variant, view.players, table, [_LIBERAL_ROLE] * view.players, -1)
         g._copy_public(view)
-        g.votes = {}
-        g.hand_fascists = 0
-        g.discard_liberal = 0
-        g.discard_fascist = 0
-        g.reason = None
-        g._table = table
         g._seating = _seating(view.alive)
-        g._pile = []
-        g._top = 0
-        g._rng = None
-        g._chance = None
-        g._reshuffle_seed = 0
         return g
 
     def determinized(
