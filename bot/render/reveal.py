@@ -296,7 +296,7 @@ def suspicion_summary(
     hitler = roles.index(Role.HITLER)
     guess = max(others, key=lambda s: (last[s][2], -s))
     if track.seat == hitler:
-        verdict = f"Most suspected as Hitler at the end: {names[guess]} ({_pct(last[guess][2])})."
+        verdict = ""  # Hitler knows who Hitler is: a guess among the others says nothing
     elif guess == hitler:
         verdict = (
             f"Most suspected as Hitler at the end: {names[guess]} ({_pct(last[guess][2])}) — right."
@@ -314,7 +314,8 @@ def suspicion_summary(
         f"— {found} of {len(team)} right."
     )
     count = len(track.snapshots)
-    return [f"{who}, {count} snapshot{'s' if count != 1 else ''}: {moves}.", f"  {verdict} {read}"]
+    verdicts = f"{verdict} {read}" if verdict else read
+    return [f"{who}, {count} snapshot{'s' if count != 1 else ''}: {moves}.", f"  {verdicts}"]
 
 
 def _move(first: tuple[float, float, float], last: tuple[float, float, float]) -> str:

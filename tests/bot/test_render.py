@@ -540,6 +540,12 @@ def test_reveal_summarises_each_observers_suspicion_and_judges_it() -> None:
         "Top 2 Fascist suspects: Chen, Dara — 2 of 2 right."
     ) in lines
     assert "Emil (seat 4): no snapshots recorded." in lines
+    # Hitler's own read judges only the Fascist team: who Hitler is, it knows.
+    knows = _marginals([0.1, 0.2, 0.7, 1.0, 0.3], [0.0, 0.0, 0.0, 1.0, 0.0])
+    own = [SuspicionTrack("Dara", 3, [SuspicionSnapshot("Start", knows)])]
+    lines = [line.strip() for line in reveal_text([], roles, NAMES[:5], own).splitlines()]
+    assert "Top 1 Fascist suspects: Chen — 1 of 1 right." in lines
+    assert not any("Most suspected as Hitler" in line for line in lines)
     bad = [SuspicionTrack("Gus", 0, [SuspicionSnapshot("Start", start[:4])])]
     with pytest.raises(ValueError):
         reveal_text([], roles, NAMES[:5], bad)
