@@ -43,7 +43,7 @@ from engine import events as ev
 from .base import AgentBase, Budget
 from .behaviour import load_behaviour
 from .belief import Belief
-from .belief_cache import belief_after, reusing_beliefs
+from .belief_cache import belief_after
 from .claiming import claim_for, seen
 
 HITLER_ZONE = 3
@@ -106,15 +106,10 @@ class BeliefAgent(AgentBase):
         if self.belief is None:
             setup = Variant(view.variant).setup(view.players)
             behaviour = load_behaviour(setup.players, self.fit) if self.fit else None
-            if reusing_beliefs() and self.seen == 0:  # built for this one decision
-                self.belief = belief_after(setup, self.seat, view.events, behaviour)
-                if view.role is not Role.LIBERAL:
-                    self.table = belief_after(setup, None, view.events, behaviour)
-                self.seen = len(view.events)
-            else:
-                self.belief = Belief(setup, self.seat, behaviour)
-                if view.role is not Role.LIBERAL:
-                    self.table = Belief(setup, None, behaviour)
+            self.belief = belief_after(setup, self.seat, view.events, behaviour)
+            if view.role is not Role.LIBERAL:
+                self.table = belief_after(setup, None, view.events, behaviour)
+            self.seen = len(view.events)  # the beliefs have read them
         super().observe(view)
 
     def on_event(self, event: ev.Event, view: PlayerView) -> None:

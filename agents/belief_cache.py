@@ -135,5 +135,10 @@ def belief_after(
     events: Sequence[ev.Event],
     behaviour: Behaviour | Styles | None = None,
 ) -> Belief:
-    """`seat`'s belief after `events`, from this thread's cache (see the module doc)."""
-    return thread_cache().belief_after(setup, seat, events, behaviour)
+    """`seat`'s belief after `events`: from this thread's cache within
+    `reused_beliefs()` (see the module doc), else a new one of the caller's own."""
+    if reusing_beliefs():
+        return thread_cache().belief_after(setup, seat, events, behaviour)
+    belief = Belief(setup, seat, behaviour)
+    belief.update_all(events)  # it skips what `seat` may not see
+    return belief

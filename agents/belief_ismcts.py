@@ -45,7 +45,7 @@ from .base import Budget
 from .behaviour import load_behaviour
 from .belief import Belief, PosteriorSampler
 from .belief_agent import liberal_ballot
-from .belief_cache import belief_after, reusing_beliefs
+from .belief_cache import belief_after
 from .claiming import claim_for
 from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
 from .ismcts import DEFAULT_EXPLORATION, Node, SOISMCTSAgent
@@ -191,13 +191,9 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
             setup = self._setup(view)
             if setup is not None:
                 behaviour = load_behaviour(setup.players, self.fit) if self.fit else None
-                if reusing_beliefs():  # built for this one decision: beliefs read already
-                    self.belief = belief_after(setup, self.seat, view.events, behaviour)
-                    self.table = belief_after(setup, None, view.events, behaviour)
-                    self.seen = len(view.events)
-                else:
-                    self.belief = Belief(setup, self.seat, behaviour)
-                    self.table = Belief(setup, None, behaviour)
+                self.belief = belief_after(setup, self.seat, view.events, behaviour)
+                self.table = belief_after(setup, None, view.events, behaviour)
+                self.seen = len(view.events)  # both beliefs have read them
         super().observe(view)
 
     def on_event(self, event: ev.Event, view: PlayerView) -> None:
