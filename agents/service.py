@@ -5,9 +5,10 @@ legal action for the view's seat, whatever happens (`claim` the same for claims)
 
 - Decisions wait in one queue, shared by every game of the process, and run one per
   worker (`agents.workers`). Nothing waits unseen inside the pool, so when a decision
-  starts, the service knows how long it may think: an equal share of the time left
-  before its deadline among the decisions queued with earlier or equal deadlines
-  (several AI seats voting at once share the vote's window instead of racing for it).
+  starts, the service knows how long it may think: as long as every decision queued
+  behind it keeps an equal share of the time before its own deadline (`thinking_share`;
+  several AI seats voting at once are planned as one set and share the vote's window
+  instead of racing for it).
   The worker's search stops by that instant (it checks the clock in its loop), so a
   late start costs iterations, not a fallback. The decisions the table waits on one
   at a time (a nomination, the legislature, a power, a claim) go before ballots.
