@@ -25,6 +25,7 @@ import discord
 
 from engine import RecordError
 
+from ..errors import Refusal
 from ..storage import Storage, StorageError
 from . import texts
 from .components import ComponentId, button, view_of
@@ -46,7 +47,7 @@ class HasStorage(Protocol):
         ...
 
 
-class Refused(Exception):
+class Refused(Refusal):
     """Why a game is not shown; the message is for the member."""
 
 
