@@ -61,6 +61,11 @@ DEFAULT_WILD = 0.4
 # A Liberal follows the search's ballot only when it wins this much more often (as a
 # share of the paired games); otherwise it casts its sincere ballot (`liberal_ballot`).
 CLEAR_BALLOT = 0.03
+# A ballot's search stops here whatever the budget: nine AI seats vote at once, and
+# iterations spent on ballots are taken from the nominations, hands and powers of every
+# game sharing the machine (at four 10-player tables, 350 of 437 decisions are ballots:
+# `bench/ai_load_bench.py`'s by_phase).
+BALLOT_ITERATIONS = 200
 
 _ROLE_CODE = {Role.LIBERAL: LIBERAL, Role.FASCIST: FASCIST, Role.HITLER: HITLER}
 
@@ -289,11 +294,14 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         zone = int(view.fascist_policies >= HITLER_ZONE)
         return model.liberal_ja[zone][president * view.players + chancellor] >= 0.5
 
-    def iteration_limit(self) -> tuple[int | None, float | None]:
-        """(iterations, seconds) from the budget; iterations default to DEFAULT_ITERATIONS."""
+    def iteration_limit(self, view: PlayerView | None = None) -> tuple[int | None, float | None]:
+        """(iterations, seconds) from the budget; iterations default to DEFAULT_ITERATIONS,
+        and a ballot runs at most BALLOT_ITERATIONS."""
         iterations, seconds = self.budget.iterations, self.budget.seconds
         if iterations is None and seconds is None:
             iterations = DEFAULT_ITERATIONS
+        if view is not None and view.phase is Phase.VOTE:
+            iterations = min(iterations or BALLOT_ITERATIONS, BALLOT_ITERATIONS)
         return iterations, seconds
 
     # --- claims -----------------------------------------------------------------------

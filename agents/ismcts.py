@@ -164,8 +164,10 @@ class SOISMCTSAgent(AgentBase):
             return view.legal_actions[0]
         return self.search(view, rng).best_action()
 
-    def iteration_limit(self) -> tuple[int | None, float | None]:
-        """(iterations, seconds) from the budget; iterations default to 10,000."""
+    def iteration_limit(self, view: PlayerView | None = None) -> tuple[int | None, float | None]:
+        """(iterations, seconds) from the budget; iterations default to 10,000.
+
+        `view` is the decision's (a subclass may spend less on some decisions)."""
         iterations, seconds = self.budget.iterations, self.budget.seconds
         if iterations is None and seconds is None:
             iterations = DEFAULT_ITERATIONS
@@ -176,7 +178,7 @@ class SOISMCTSAgent(AgentBase):
         if view.seat != self.seat or not view.legal_actions:
             raise ValueError(f"Seat {self.seat} has nothing to decide in this view.")
         start = time.perf_counter()
-        iterations, seconds = self.iteration_limit()
+        iterations, seconds = self.iteration_limit(view)
         deadline = None if seconds is None else start + seconds
         if self.budget.deadline is not None:  # the answer is due then, whatever came before
             due = start + (self.budget.deadline - time.monotonic())

@@ -8,7 +8,9 @@ legal action for the view's seat, whatever happens (`claim` the same for claims)
   starts, the service knows how long it may think: as long as every decision queued
   behind it keeps an equal share of the time before its own deadline (`thinking_share`;
   several AI seats voting at once are planned as one set and share the vote's window
-  instead of racing for it).
+  instead of racing for it). Decisions that stop on their own (belief-ISMCTS caps a
+  ballot's search) are counted at what such decisions took lately (`ShortDecisions`),
+  so the rest of the window goes to the nominations, hands and powers.
   The worker's search stops by that instant (it checks the clock in its loop), so a
   late start costs iterations, not a fallback. The decisions the table waits on one
   at a time (a nomination, the legislature, a power, a claim) go before ballots.
@@ -93,22 +95,78 @@ class Priority(IntEnum):
     BALLOT = 2  # one of several at once, sharing the vote's window
 
 
-def thinking_share(now: float, due: float, waiting: Sequence[float], slots: int) -> float:
-    """How long a decision due at `due` may think from `now`, with decisions due at
-    `waiting` still queued behind it for `slots` workers: as long as every queued
-    decision can still have an equal share of the time before its own deadline.
+def thinking_share(
+    now: float, due: float, waiting: Sequence[tuple[float, float | None]], slots: int
+) -> float:
+    """How long a decision due at `due` may think from `now`, with decisions still queued
+    behind it for `slots` workers: as long as every queued one can still have its part of
+    the time before its own deadline.
 
-    For each queued deadline d, this decision (it starts now) and the k - 1 queued ones
-    due by d share the time until d, `slots` at a time: this one takes at most
-    (d - now) / ceil(k / slots). Nine ballots asked together (due a few microseconds
-    apart) thus get a ninth of the window each on one worker; a nomination due in a
-    minute does not shorten a ballot due in two seconds, and leaves time for a ballot
-    queued behind it.
+    `waiting` holds each queued decision's deadline and its need: the seconds it is
+    expected to take when it stops on its own before its share (a ballot capped in
+    iterations, see `ShortDecisions`), or None when it thinks as long as it is let.
+    For each queued deadline d, twice the needs of the decisions due by d (`NEED_MARGIN`) are
+    set aside and
+    this decision (it starts now) and the k - 1 open-ended ones due by d share the rest,
+    `slots` at a time: this one takes at most (d - now - 2 needs / slots) / ceil(k / slots).
+    Nine open-ended ballots asked together (due a few microseconds apart) thus get a
+    ninth of the window each on one worker; a nomination due in a minute does not
+    shorten a ballot due in two seconds; twenty-seven capped ballots queued behind a
+    nomination leave it all but twice the time they need.
     """
     share = due - now
-    for ahead, other in enumerate(sorted(waiting), start=2):
-        share = min(share, (other - now) / math.ceil(ahead / slots))
+    needs = 0.0
+    open_ended = 1
+    for other, need in sorted(waiting, key=lambda item: item[0]):
+        if need is None:
+            open_ended += 1
+        else:
+            needs += need
+        free = other - now - NEED_MARGIN * needs / slots
+        share = min(share, max(0.0, free) / math.ceil(open_ended / slots))
     return share
+
+
+# Set aside this many times what the short decisions queued are expected to need: more
+# decisions arrive while one thinks (other tables' ballots, claims) and estimates vary.
+NEED_MARGIN = 2.0
+
+
+class ShortDecisions:
+    """What decisions that stop on their own take, by agent, kind and phase.
+
+    A search capped in iterations (belief-ISMCTS's ballots) ends well before the share of
+    time it was given; the service then plans the queue with what such decisions took
+    lately (worker round trip included) instead of an equal share for each. A kind of
+    decision that used its whole share is open-ended again.
+    """
+
+    # A decision that ends this long before its share ran out stopped on its own.
+    EARLY_S = 0.02
+    # Weight of the newest duration in the running estimate.
+    WEIGHT = 0.2
+    # Cut short after this many times its known need: it no longer stops on its own.
+    OVER = 2.0
+
+    def __init__(self) -> None:
+        self._seconds: dict[tuple[str, Kind, Phase], float] = {}
+
+    def need(self, spec: str, kind: Kind, phase: Phase) -> float | None:
+        """The expected seconds of such a decision, None if it thinks as long as let."""
+        return self._seconds.get((spec, kind, phase))
+
+    def ended(self, spec: str, kind: Kind, phase: Phase, took: float, left: float) -> None:
+        """A decision took `took` seconds and ended `left` seconds before its share did.
+
+        Cut short by its share, it says nothing about its need unless the share was well
+        over the need known: then this kind of decision no longer stops on its own.
+        """
+        key = (spec, kind, phase)
+        known = self._seconds.get(key)
+        if left >= self.EARLY_S:
+            self._seconds[key] = took if known is None else known + self.WEIGHT * (took - known)
+        elif known is not None and took > self.OVER * known:
+            del self._seconds[key]
 
 
 class _NoAnswer(Exception):
@@ -132,6 +190,8 @@ class _Job:
     cause: str | None = None  # what went wrong first, if anything
     generation: int = -1  # the pool it runs in
     watchdog: asyncio.TimerHandle | None = None
+    started: float = 0.0  # time.monotonic() when a worker took it
+    think_until: float = 0.0  # when its search had to stop
 
     def key(self) -> tuple[int, float, int]:
         return (self.priority, self.due, self.seq)
@@ -192,6 +252,7 @@ class AgentService:
         self._starting: asyncio.Task[None] | None = None
         self._restarting = False
         self._dispatch_pending = False  # a `_dispatch_now` is scheduled
+        self._short = ShortDecisions()
         self._closed = False
 
     # --- lifecycle -------------------------------------------------------------------
@@ -451,7 +512,11 @@ class AgentService:
             if job.outcome.done():
                 continue  # its caller left
             now = time.monotonic()
-            waiting = [other.due for _, other in self._queue if not other.outcome.done()]
+            waiting = [
+                (other.due, self._short.need(other.spec, other.kind, other.view.phase))
+                for _, other in self._queue
+                if not other.outcome.done()
+            ]
             think_until = now + max(
                 MIN_THINKING_S, thinking_share(now, job.due, waiting, pool.slots)
             )
@@ -470,6 +535,7 @@ class AgentService:
                     self._spawn(self.restart(f"it refused work ({type(exc).__name__})"))
                 return
             job.generation = self._generation
+            job.started, job.think_until = now, think_until
             self._running[job] = future
             if job.watchdog is not None:
                 job.watchdog.cancel()
@@ -500,6 +566,10 @@ class AgentService:
                 return
             exc = future.exception()
             if exc is None:
+                now = time.monotonic()
+                self._short.ended(
+                    job.spec, job.kind, job.view.phase, now - job.started, job.think_until - now
+                )
                 job.outcome.set_result(future.result())
             elif isinstance(exc, TimeoutError):
                 self.stats.timeouts += 1

@@ -338,6 +338,23 @@ def test_budgets_and_registry() -> None:
     assert result.iterations > 0 and result.seconds < 2.0
 
 
+def test_a_ballot_searches_at_most_ballot_iterations_whatever_the_budget() -> None:
+    import agents.belief_ismcts as module
+
+    view = _liberal_votes(1)[0]
+    assert view.seat is not None
+    for budget in (Budget(iterations=5_000), Budget(seconds=30.0)):
+        agent = BeliefISMCTSAgent(view.seat, 1, budget)
+        agent.observe(view)
+        assert agent.search(view, random.Random(0)).iterations <= module.BALLOT_ITERATIONS
+    # Other decisions keep the whole budget.
+    nomination = next(v for v in positions(40, seed=3) if v.phase is Phase.NOMINATE)
+    assert BeliefISMCTSAgent(0, 1, Budget(iterations=5_000)).iteration_limit(nomination) == (
+        5_000,
+        None,
+    )
+
+
 # --- ballots ------------------------------------------------------------------------------
 
 

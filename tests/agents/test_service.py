@@ -27,7 +27,7 @@ import pytest
 from agents.belief_agent import BeliefAgent
 from agents.random_agent import RandomAgent
 from agents.registry import AGENTS, make_agent
-from agents.service import AgentService, thinking_share
+from agents.service import AgentService, ShortDecisions, thinking_share
 from engine import Action, Claim, Game, Nominate, Phase, PlayerView
 
 GENEROUS_S = 10.0  # a budget no healthy worker misses, even on a loaded machine
@@ -302,7 +302,10 @@ async def test_an_agent_that_always_kills_its_worker_gets_a_rule_answer() -> Non
 
 
 async def test_a_pool_restart_hands_decisions_in_flight_to_the_new_pool() -> None:
-    views = [v for v in _decision_views(7, 9) if len(v.legal_actions) > 1][:3]
+    # Not ballots: belief-ISMCTS caps their search, so they end before the restart.
+    views = [
+        v for v in _decision_views(7, 9) if len(v.legal_actions) > 1 and v.phase is not Phase.VOTE
+    ][:3]
     async with AgentService(2) as service:
         tasks = [
             asyncio.create_task(service.decide("belief-ismcts", v, seed=4, budget_s=6.0))
@@ -439,14 +442,42 @@ def _alive(pid: int) -> bool:
 
 
 def test_a_decision_thinks_as_long_as_every_queued_one_keeps_an_equal_share() -> None:
+    def open_ended(*dues: float) -> list[tuple[float, float | None]]:
+        return [(due, None) for due in dues]
+
     # Nine ballots due together (microseconds apart) on one worker: a ninth each.
-    assert thinking_share(0.0, 2.0, [2.0 + i * 1e-6 for i in range(1, 9)], 1) == pytest.approx(
-        2.0 / 9, rel=1e-4
-    )
+    nine = open_ended(*(2.0 + i * 1e-6 for i in range(1, 9)))
+    assert thinking_share(0.0, 2.0, nine, 1) == pytest.approx(2.0 / 9, rel=1e-4)
     # Two workers: they run two at a time, so each may think twice as long.
-    assert thinking_share(0.0, 2.0, [2.0] * 8, 2) == pytest.approx(2.0 / 5)
+    assert thinking_share(0.0, 2.0, open_ended(*[2.0] * 8), 2) == pytest.approx(2.0 / 5)
     # A nomination due in a minute does not shorten a ballot due in two seconds...
-    assert thinking_share(0.0, 2.0, [60.0], 1) == 2.0
+    assert thinking_share(0.0, 2.0, open_ended(60.0), 1) == 2.0
     # ...and a decision due in a minute leaves time for a ballot queued behind it.
-    assert thinking_share(0.0, 60.0, [2.0], 1) == 2.0 / 2
+    assert thinking_share(0.0, 60.0, open_ended(2.0), 1) == 2.0 / 2
     assert thinking_share(0.0, 2.0, [], 1) == 2.0
+
+
+def test_decisions_that_stop_on_their_own_leave_the_rest_of_the_window() -> None:
+    # A nomination with 27 capped ballots (10 ms each) queued behind it, due in 2 s: it
+    # keeps all but twice their 0.27 s instead of a 28th of the window.
+    capped: list[tuple[float, float | None]] = [(2.0, 0.01)] * 27
+    assert thinking_share(0.0, 2.0, capped, 1) == pytest.approx(2.0 - 0.54)
+    # Mixed with one open-ended ballot: the two share what the capped ones leave.
+    assert thinking_share(0.0, 2.0, [*capped, (2.0, None)], 1) == pytest.approx(1.46 / 2)
+    # Needs beyond the window leave nothing (the service then gives its minimum).
+    assert thinking_share(0.0, 2.0, [(2.0, 3.0)], 1) == 0.0
+
+
+def test_the_service_learns_which_decisions_stop_on_their_own() -> None:
+    short = ShortDecisions()
+    assert short.need("belief-ismcts", "act", Phase.VOTE) is None
+    short.ended("belief-ismcts", "act", Phase.VOTE, took=0.03, left=1.5)
+    assert short.need("belief-ismcts", "act", Phase.VOTE) == pytest.approx(0.03)
+    short.ended("belief-ismcts", "act", Phase.VOTE, took=0.05, left=1.5)
+    assert 0.03 < (short.need("belief-ismcts", "act", Phase.VOTE) or 0) < 0.05
+    # Cut short by a share below its need: still a short kind of decision.
+    short.ended("belief-ismcts", "act", Phase.VOTE, took=0.01, left=0.0)
+    assert short.need("belief-ismcts", "act", Phase.VOTE) is not None
+    # One that ran to the end of a share well over its need is open-ended again.
+    short.ended("belief-ismcts", "act", Phase.VOTE, took=0.2, left=0.0)
+    assert short.need("belief-ismcts", "act", Phase.VOTE) is None
