@@ -38,7 +38,8 @@ from typing import ClassVar
 
 from engine import Action, Claim, Phase, PlayerView, Role, Setup, Variant, Vote, WinReason
 from engine import events as ev
-from engine.fastsim import RESHUFFLE_SEED_BITS, FastGame, fast_shuffle, view_variant
+from engine.chance import shuffle
+from engine.fastsim import RESHUFFLE_SEED_BITS, FastGame, view_variant
 from engine.variants import HITLER_ZONE
 
 from .base import Budget
@@ -118,7 +119,7 @@ class BeliefSampler(UniformSampler):
             return None
         if self._peeked:  # the seat's own peek, in order; the rest shuffled
             tiles = self._pile_tiles[unknown_l][:]
-            fast_shuffle(tiles, rng)
+            shuffle(tiles, rng)
             pile = list(deck.pile_known)
             for position, tile in zip(self._unknown_positions, tiles, strict=True):
                 pile[position] = tile
@@ -129,12 +130,12 @@ class BeliefSampler(UniformSampler):
             if not 0 <= rest_l <= rest_size:
                 return None
             rest = [0] * rest_l + [1] * (rest_size - rest_l)
-            fast_shuffle(top, rng)
-            fast_shuffle(rest, rng)
+            shuffle(top, rng)
+            shuffle(rest, rng)
             pile = top + rest
         else:
             pile = self._pile_tiles[unknown_l][:]
-            fast_shuffle(pile, rng)
+            shuffle(pile, rng)
         return roles, pile, discard_l, deck.discard_size - discard_l, hand_f
 
     def game(self, rng: random.Random) -> FastGame:

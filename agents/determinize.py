@@ -41,7 +41,8 @@ from typing import Protocol
 
 from engine import Party, Phase, PlayerView, Policy, Role, Variant
 from engine import events as ev
-from engine.fastsim import RESHUFFLE_SEED_BITS, FastGame, fast_shuffle, view_variant
+from engine.chance import shuffle
+from engine.fastsim import RESHUFFLE_SEED_BITS, FastGame, view_variant
 
 LIBERAL, FASCIST, HITLER = 0, 1, 2  # role codes of `FastGame.roles`
 _ROLE_CODE = {Role.LIBERAL: LIBERAL, Role.FASCIST: FASCIST, Role.HITLER: HITLER}
@@ -349,7 +350,7 @@ class UniformSampler:
         index = bisect_right(self._cumulative, rng.random() * self._total)
         discard_l, hand_f, pile_l = deck.outcomes[min(index, len(deck.outcomes) - 1)]
         tiles = self._pile_tiles[pile_l][:]
-        fast_shuffle(tiles, rng)
+        shuffle(tiles, rng)
         if self._peeked:
             pile = list(deck.pile_known)
             for position, tile in zip(self._unknown_positions, tiles, strict=True):
