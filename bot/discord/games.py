@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 import discord
 
@@ -51,28 +50,6 @@ DEMO_PACE = {"fast": 0.5, "normal": 2.0, "slow": 4.0}  # seconds between demo me
 DEMO_COOLDOWN_S = 120.0  # a channel starts at most one demo this often
 DEMO_LIMIT = 2  # demo games running at once in one server
 
-T = TypeVar("T")
-
-
-class GameHost(Protocol):
-    """Where game sessions are created, resumed and stopped (their tasks live there)."""
-
-    async def run(self, work: Callable[[], Awaitable[T]]) -> T:
-        """Run `work` and return its result."""
-        ...
-
-
-class InlineHost:
-    """The production host: game work runs in the calling task, on the bot's loop.
-
-    The seam exists for the offline harness, which runs the long-lived session tasks
-    apart from the interaction handlers it waits for (see tests/bot/discord/harness.py).
-    """
-
-    async def run(self, work: Callable[[], Awaitable[T]]) -> T:
-        """Await `work()` here."""
-        return await work()
-
 
 @dataclass(slots=True)
 class _Meta:
@@ -93,12 +70,10 @@ class DiscordGames:
         config: Config,
         *,
         agents: AgentPort | None = None,
-        host: GameHost | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.config = config
         self._agents = agents
-        self.host: GameHost = host or InlineHost()
         self._service: Any = None  # an agents.service.AgentService we started
         self.clock = clock
         self._manager: SessionManager | None = None
@@ -139,17 +114,15 @@ class DiscordGames:
         assert agents is not None
         manager = self._manager = SessionManager(storage, self._frontend, agents, clock=self.clock)
         scope = self.config.game_scope  # its shards' games, never the terminal's
-        resumed = await self.host.run(
-            lambda: manager.recover(frontend_for=self._remember, scope=scope)
-        )
+        resumed = await manager.recover(frontend_for=self._remember, scope=scope)
         log.info("resumed %d unfinished game(s)", len(resumed))
 
     async def stop(self) -> None:
         """Stop every session (each resumes on the next start), then the AI workers."""
         if self._manager is not None:
-            await self.host.run(self._manager.shutdown)
+            await self._manager.shutdown()
         if self._frontend is not None:
-            await self.host.run(self._frontend.close)
+            await self._frontend.close()
         if self._service is not None:
             await self._service.close()
 
@@ -187,21 +160,19 @@ class DiscordGames:
             len(humans) + index: self.config.ai_spec(lobby.strength_of(seat))
             for index, seat in enumerate(ais)
         }
-        session = await self.host.run(
-            lambda: self.manager.create(
-                humans,
-                players=len(table),
-                fill_with_ai=True,
-                ai_spec=spec,
-                seat_specs=seat_specs,
-                variant=Variant(options.variant),
-                options=self._session_options(
-                    spec, options.turn_seconds, options.vote_seconds, talk=options.talk
-                ),
-                extra_options={"host_id": lobby.host_id, "lobby": lobby.id},
-                guild_id=lobby.guild_id,
-                channel_id=lobby.channel_id,
-            )
+        session = await self.manager.create(
+            humans,
+            players=len(table),
+            fill_with_ai=True,
+            ai_spec=spec,
+            seat_specs=seat_specs,
+            variant=Variant(options.variant),
+            options=self._session_options(
+                spec, options.turn_seconds, options.vote_seconds, talk=options.talk
+            ),
+            extra_options={"host_id": lobby.host_id, "lobby": lobby.id},
+            guild_id=lobby.guild_id,
+            channel_id=lobby.channel_id,
         )
         self._meta_of(session.game_id).host_id = lobby.host_id
         log.info("game %d started in channel %s", session.game_id, lobby.channel_id)
@@ -248,18 +219,16 @@ class DiscordGames:
         )
         # Creating the game writes to the database: acknowledge first (3-second window).
         await acknowledge(interaction)
-        session = await self.host.run(
-            lambda: self.manager.create(
-                [],
-                players=players,
-                fill_with_ai=True,
-                ai_spec=spec,
-                options=options,
-                extra_options={"host_id": interaction.user.id, "pace": pace, "demo": True},
-                guild_id=interaction.guild_id,
-                channel_id=interaction.channel_id,
-                start=False,
-            )
+        session = await self.manager.create(
+            [],
+            players=players,
+            fill_with_ai=True,
+            ai_spec=spec,
+            options=options,
+            extra_options={"host_id": interaction.user.id, "pace": pace, "demo": True},
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+            start=False,
         )
         meta = self._meta_of(session.game_id)
         meta.host_id, meta.pace, meta.demo = interaction.user.id, pace, True
@@ -267,11 +236,7 @@ class DiscordGames:
         await announce(
             interaction, texts.DEMO_STARTING, content=texts.DEMO_STARTED.format(players=players)
         )
-
-        async def start() -> None:
-            session.start()
-
-        await self.host.run(start)
+        session.start()
         log.info("demo game %d started in channel %s", session.game_id, interaction.channel_id)
 
     # --- the server changes under the games ---------------------------------------------
@@ -283,7 +248,7 @@ class DiscordGames:
         for session in list(self.manager.sessions):
             here = session.channel_id == channel_id if channel_id is not None else True
             if here and session.guild_id == guild_id and not session.is_over:
-                await self.host.run(partial(session.abandon, reason))
+                await session.abandon(reason)
                 self.frontend.forget(session.game_id)
                 self._meta.pop(session.game_id, None)
 
@@ -562,7 +527,7 @@ class DiscordGames:
         await interaction.response.defer(ephemeral=True, thinking=True)
         game_id = session.game_id
         try:
-            await self.host.run(lambda: self.manager.resume_paused(game_id))
+            await self.manager.resume_paused(game_id)
         except (RecordError, StorageError, ValueError) as exc:
             # Only the type: the message may quote a private action.
             log.error("game %d could not be resumed (%s)", game_id, type(exc).__name__)

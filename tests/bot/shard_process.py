@@ -47,7 +47,7 @@ from bot.gc_tuning import tune_gc
 from bot.storage import StorageError
 
 from .discord.driver import Driver, components, text_of
-from .discord.harness import DetachedHost
+from .discord.harness import detached_games
 
 # A restarted process's message ids must not repeat the killed one's (the database keeps
 # the ids of the messages the game showed): its Discord clock starts 30 days later.
@@ -144,12 +144,15 @@ async def play(table: Table, game_id: int, seed: int) -> None:
 
 
 async def run(mode: str) -> int:
+    with detached_games():  # game sessions outside simcord's settling (see the harness)
+        return await _run(mode)
+
+
+async def _run(mode: str) -> int:
     config = load_config()
     assert config.shard_ids is not None and len(config.shard_ids) == 1, config.shard_ids
     logging.getLogger("bot").addHandler(Reporter())
-    host = DetachedHost()  # game sessions outside simcord's settling (see the harness)
-    host.start()
-    games = DiscordGames(config, agents=InProcessAgents(), host=host)
+    games = DiscordGames(config, agents=InProcessAgents())
     tune_gc()  # as `bot.discord.app.run`
     bot = SecretHitlerBot(config, games)  # opens DATABASE_URL in setup_hook, as in production
     # Commands are global, synced by shard 0's process: this Discord knows them anyway.
@@ -163,7 +166,6 @@ async def run(mode: str) -> int:
         await env.start()
     except StorageError as exc:
         report("refused", error=str(exc))
-        await host.stop()
         return 3
     driving = sorted(s.game_id for s in bot.games.manager.sessions)
     report("ready", games=driving, shard=config.shard_ids[0])
@@ -178,7 +180,6 @@ async def run(mode: str) -> int:
     await bot.games.stop()
     await env.shutdown()
     await bot.close()
-    await host.stop()
     report("stopped", errors=[repr(e) for e in env.errors])
     return 0
 

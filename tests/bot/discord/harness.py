@@ -7,23 +7,28 @@ is never contacted. `Harness` builds a server with a channel and members, starts
 bot, restarts it (a fresh bot object over the same database and the same simulated
 Discord, so the old messages and their buttons remain), and finds messages to click.
 
-Game sessions run in a `DetachedHost`. simcord waits, after every simulated action,
-until every task the bot started is finished or parked on a wait it recognises
+Game sessions run detached (`detached_games`). simcord waits, after every simulated
+action, until every task the bot started is finished or parked on a wait it recognises
 (discord.py listeners, views, timers). A game session is long-lived on purpose: its
 tasks wait on an `asyncio.Event` for the next answer and on a queue for the next
 message, which simcord cannot tell from a hung handler (it fails the action after 5 s).
-So the harness starts sessions from a task of its own, which simcord does not track:
-clicks and commands are still settled by simcord, and the tests wait for the game's
-progress by condition (`Harness.until`), as a member watching the channel would.
+simcord tracks the tasks created while the bot's own work runs (a context variable of
+the creating task), so the harness wraps the calls that start, resume or stop game
+sessions to run in a fresh context, which simcord does not track: clicks and commands
+are still settled by simcord, and the tests wait for the game's progress by condition
+(`Harness.until`), as a member watching the channel would. The bot's code is the
+production code: nothing in it knows about the harness.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,6 +38,9 @@ import simcord
 
 from bot.config import Config
 from bot.discord.app import GameDesk, SecretHitlerBot
+from bot.discord.frontend import DiscordFrontend
+from bot.manager import SessionManager
+from bot.session import GameSession
 from bot.storage import Storage
 
 T = TypeVar("T")
@@ -52,51 +60,48 @@ NAMES = (
 )
 
 
-class DetachedHost:
-    """Runs game work (session creation, recovery, shutdown) in tasks simcord does not
-    track; see the module docstring. Start it from test code, never from the bot."""
+# The calls that start, resume or stop game sessions (their tasks outlive the handler).
+_GAME_WORK: tuple[tuple[type, str], ...] = (
+    (SessionManager, "create"),
+    (SessionManager, "recover"),
+    (SessionManager, "resume_paused"),
+    (SessionManager, "shutdown"),
+    (GameSession, "abandon"),
+    (DiscordFrontend, "close"),
+)
 
-    def __init__(self) -> None:
-        self._queue: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]]]
-        self._queue = asyncio.Queue()
-        self._task: asyncio.Task[None] | None = None
-        self._jobs: set[asyncio.Task[None]] = set()
 
-    def start(self) -> None:
-        """Start serving (call from the test's task, which simcord does not own)."""
-        self._task = asyncio.create_task(self._serve(), name="detached-game-host")
+def _outside_the_bot(original: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    """`original`, run as a task in a fresh context: simcord does not track it, nor the
+    tasks it starts (they copy its context)."""
 
-    async def stop(self) -> None:
-        """Stop serving."""
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, *self._jobs, return_exceptions=True)
+    @functools.wraps(original)
+    async def detached(*args: Any, **kwargs: Any) -> T:
+        coro = original(*args, **kwargs)
+        loop = asyncio.get_running_loop()
+        task: asyncio.Task[T] = contextvars.Context().run(loop.create_task, coro)  # type: ignore[arg-type]
+        return await task
 
-    async def run(self, work: Callable[[], Awaitable[T]]) -> T:
-        """Run `work` in the host and wait for its result."""
-        done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((work, done))
-        return await done
+    return detached
 
-    async def _serve(self) -> None:
-        while True:
-            work, done = await self._queue.get()
-            job = asyncio.create_task(self._one(work, done))
-            self._jobs.add(job)
-            job.add_done_callback(self._jobs.discard)
 
-    @staticmethod
-    async def _one(work: Callable[[], Awaitable[Any]], done: asyncio.Future[Any]) -> None:
-        try:
-            result = await work()
-        except BaseException as exc:  # handed to the waiting bot task
-            if not done.done():
-                done.set_exception(exc)
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-        else:
-            if not done.done():
-                done.set_result(result)
+@contextmanager
+def detached_games() -> Iterator[None]:
+    """Game sessions started, resumed and stopped outside simcord's settling, for as long
+    as the block runs (see the module docstring). Start from test code, never the bot."""
+    originals = [(owner, name, owner.__dict__[name]) for owner, name in _GAME_WORK]
+    start = GameSession.start
+    try:
+        for owner, name, original in originals:
+            setattr(owner, name, _outside_the_bot(original))
+        GameSession.start = functools.wraps(start)(  # type: ignore[method-assign]
+            lambda session: contextvars.Context().run(start, session)
+        )
+        yield
+    finally:
+        for owner, name, original in originals:
+            setattr(owner, name, original)
+        GameSession.start = start  # type: ignore[method-assign]
 
 
 @dataclass
@@ -105,9 +110,8 @@ class Harness:
 
     env: simcord.Env
     config: Config
-    games_factory: Callable[[DetachedHost], GameDesk]
+    games_factory: Callable[[], GameDesk]
     storage: Storage
-    host: DetachedHost
     log: _ErrorLog
     guild: simcord.GuildHandle = field(init=False)
     channel: simcord.ChannelHandle = field(init=False)
@@ -130,7 +134,7 @@ class Harness:
         database and the same simulated Discord."""
         await self.bot.games.stop()
         bot = SecretHitlerBot(
-            self.config, self.games_factory(self.host), storage=self.storage, shard_count=1
+            self.config, self.games_factory(), storage=self.storage, shard_count=1
         )
         await self.env.restart_bot(bot)
         return bot
@@ -224,7 +228,7 @@ def embed_text(message: discord.Message | simcord.ResponseMessage) -> str:
 @asynccontextmanager
 async def harness(
     tmp_path: Path,
-    games_factory: Callable[[DetachedHost], GameDesk],
+    games_factory: Callable[[], GameDesk],
     *,
     config: Config | None = None,
     own_storage: bool = False,
@@ -238,15 +242,27 @@ async def harness(
     """
     config = replace(config or Config(), database_path=tmp_path / "shbot.db", sync_commands=True)
     storage = None if own_storage else await Storage.open(config.database_path)
-    host = DetachedHost()
-    host.start()
-    bot = SecretHitlerBot(config, games_factory(host), storage=storage, shard_count=1)
+    with detached_games():
+        async with _running(config, games_factory, storage, own_storage) as table:
+            yield table
+
+
+@asynccontextmanager
+async def _running(
+    config: Config,
+    games_factory: Callable[[], GameDesk],
+    storage: Storage | None,
+    own_storage: bool,
+) -> AsyncIterator[Harness]:
+    """The bot started in a simulated Discord; stopped, and its swallowed errors raised,
+    at the end."""
+    bot = SecretHitlerBot(config, games_factory(), storage=storage, shard_count=1)
     env = simcord.Env(bot)
     failures = _ErrorLog()
     logging.getLogger("bot").addHandler(failures)
     await env.start()
     try:
-        yield Harness(env, config, games_factory, storage or bot.storage, host, failures)
+        yield Harness(env, config, games_factory, storage or bot.storage, failures)
     finally:
         try:
             current = env.bot
@@ -256,7 +272,6 @@ async def harness(
                     await current.close()  # idempotent: the test may have closed it
             await env.shutdown()
         finally:
-            await host.stop()
             if storage is not None:
                 await storage.close()
             logging.getLogger("bot").removeHandler(failures)

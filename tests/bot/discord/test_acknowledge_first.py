@@ -89,7 +89,7 @@ async def probed(
 ) -> AsyncIterator[tuple[Harness, AckProbe]]:
     desk = RecordingDesk()
     probe = AckProbe()
-    async with harness(tmp_path, lambda host: desk) as table:
+    async with harness(tmp_path, lambda: desk) as table:
         probe.wrap(table.storage, monkeypatch)
         probe.watch_interactions(monkeypatch)
         yield table, probe

@@ -21,7 +21,7 @@ from bot.discord.games import DiscordGames
 from bot.storage import Storage, StorageError
 
 from .driver import Driver
-from .harness import DetachedHost, harness, labels, opened_lobby
+from .harness import harness, labels, opened_lobby
 from .test_game_flow import FAST, start_game
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -93,7 +93,7 @@ async def test_a_signal_closes_the_bot_gracefully(sig: signal.Signals) -> None:
 async def test_close_stops_games_then_closes_the_database(tmp_path: Path) -> None:
     async with harness(
         tmp_path,
-        lambda host: DiscordGames(FAST, agents=InProcessAgents(), host=host),
+        lambda: DiscordGames(FAST, agents=InProcessAgents()),
         config=FAST,
         own_storage=True,
     ) as table:
@@ -116,15 +116,13 @@ async def test_close_stops_games_then_closes_the_database(tmp_path: Path) -> Non
 
 
 async def test_commands_sync_to_the_dev_guild_only(tmp_path: Path) -> None:
-    host = DetachedHost()
-    host.start()
     env_config = replace(FAST, database_path=tmp_path / "shbot.db")
     storage = await Storage.open(env_config.database_path)
     try:
         # The dev guild must exist before the bot syncs to it: create it first.
         bot = SecretHitlerBot(
             env_config,
-            DiscordGames(env_config, agents=InProcessAgents(), host=host),
+            DiscordGames(env_config, agents=InProcessAgents()),
             storage=storage,
         )
         env = simcord.Env(bot, shard_count=1)
@@ -143,18 +141,15 @@ async def test_commands_sync_to_the_dev_guild_only(tmp_path: Path) -> None:
         finally:
             await env.shutdown()
     finally:
-        await host.stop()
         await storage.close()
 
 
 async def test_two_shards_and_only_shard_zero_syncs(tmp_path: Path) -> None:
-    host = DetachedHost()
-    host.start()
     storage = await Storage.open(tmp_path / "shbot.db")
     try:
         config = replace(FAST, database_path=tmp_path / "shbot.db", shard_count=2)
         bot = SecretHitlerBot(
-            config, DiscordGames(config, agents=InProcessAgents(), host=host), storage=storage
+            config, DiscordGames(config, agents=InProcessAgents()), storage=storage
         )
         env = simcord.Env(bot)
         await env.start()
@@ -171,7 +166,7 @@ async def test_two_shards_and_only_shard_zero_syncs(tmp_path: Path) -> None:
         second = replace(config, shard_ids=(1,))
         synced: list[bool] = []
         other = SecretHitlerBot(
-            second, DiscordGames(second, agents=InProcessAgents(), host=host), storage=storage
+            second, DiscordGames(second, agents=InProcessAgents()), storage=storage
         )
 
         async def spy() -> None:
@@ -186,5 +181,4 @@ async def test_two_shards_and_only_shard_zero_syncs(tmp_path: Path) -> None:
         finally:
             await env2.shutdown()
     finally:
-        await host.stop()
         await storage.close()

@@ -36,7 +36,7 @@ def open_table(tmp_path: Path, config: Config) -> AbstractAsyncContextManager[Ha
     """A harness whose games run on the real session manager with fast AI players."""
     return harness(
         tmp_path,
-        lambda host: DiscordGames(config, agents=InProcessAgents(), host=host),
+        lambda: DiscordGames(config, agents=InProcessAgents()),
         config=config,
     )
 

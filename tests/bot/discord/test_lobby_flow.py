@@ -75,7 +75,7 @@ class RecordingDesk:
 @pytest.fixture
 async def table(tmp_path: Path) -> AsyncIterator[Harness]:
     desk = RecordingDesk()
-    async with harness(tmp_path, lambda host: desk) as h:
+    async with harness(tmp_path, lambda: desk) as h:
         h.desk = desk  # type: ignore[attr-defined]
         yield h
 
