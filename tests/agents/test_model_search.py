@@ -36,11 +36,14 @@ def test_the_tree_holds_only_the_searchers_decisions(index: int) -> None:
     nodes = list(_nodes(result.root))
     assert all(node.seat == view.seat for node in nodes)
     # Paired root: every root move is played on every determinization, so the moves'
-    # visits are equal and add up to the iterations run (whole rounds within 400).
+    # visits are equal and add up to the iterations run (whole rounds within the
+    # decision's limit: 400, or BALLOT_ITERATIONS for a ballot).
+    limit, _ = searcher.iteration_limit(view)
+    assert limit is not None
     moves = result.moves
     assert len({result.root.visits[m] for m in moves}) == 1
     assert sum(result.root.visits) == result.iterations
-    assert 400 - len(moves) < result.iterations <= 400
+    assert limit - len(moves) < result.iterations <= limit
     # Below the root, a node is visited at most as often as the move that leads to it.
     for node in nodes:
         for child in node.children.values():
