@@ -2,11 +2,11 @@
 
 After a legislative session, a policy peek or an investigation, the seats involved may
 claim (optional, and they may lie). A `GameSession` offers those windows between two
-decisions: AI seats claim at once, humans get a prompt for a short window. This keeps
-the bookkeeping: the windows the last decision opened and not yet offered (`pending`),
-the humans whose window is open now (`open_seats`, until `deadline`), and the seats whose
-windows of decision `turn` are over (`closed`: claimed, said nothing or timed out),
-which is stored so that a restart does not offer them again.
+decisions (`bot.claims_round`): AI seats claim at once, humans get a prompt for a short
+window. This keeps the bookkeeping: the windows the last decision opened and not yet
+offered (`pending`), the humans whose window is open now (`open_seats`, until
+`deadline`), and the seats whose windows of decision `turn` are over (`closed`: claimed,
+said nothing or timed out), which is stored so that a restart does not offer them again.
 """
 
 from __future__ import annotations

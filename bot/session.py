@@ -29,10 +29,14 @@ before a restart still work after it.
 
 Collaborators, each in its own module: `bot.outbox.Outbox` delivers what the table is
 shown, in order, and reports a game that cannot be shown (abandoned) or lacks a
-permission (paused); `bot.ai_seats.AISeats` asks the AI for the AI seats and counts
-their fallbacks; `bot.claim_windows.ClaimWindows` keeps who may still claim;
-`bot.wording` words the prompts; `bot.suspicion` computes the reveal's suspicion tracks.
-A player's clock starts when the outbox has shown their prompt.
+permission (paused); `bot.deadlines.Deadlines` keeps the prompts' deadlines (a player's
+clock starts when the outbox has shown their prompt); `bot.ai_seats.AISeats` asks the
+AI for the AI seats and counts their fallbacks; `bot.claim_windows.ClaimWindows` keeps
+who may still claim and `bot.claims_round.ClaimsRound` runs a round of claims through
+the ports the session gives it (`ClaimsPorts`); `bot.table_talk.TableVoices` has the
+AI seats hear the game and speak (after a session, `/ask`); `bot.analysis` computes
+the suspicion tracks and builds the reveal once the game is over; `bot.wording` words
+the prompts.
 """
 
 from __future__ import annotations
@@ -46,7 +50,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from agents.talk import TableTalk
 from engine import (
     Action,
     Claim,
@@ -66,7 +69,9 @@ from engine.claims import OpenClaims
 
 from .agent_port import DEFAULT_BUDGET_S, AgentPort, default_substitute, seat_seed
 from .ai_seats import AISeats, stand_in
+from .analysis import reveal_of, suspicion_after
 from .claim_windows import ClaimWindows, closed_at, new_claim_windows
+from .claims_round import ClaimsPorts, ClaimsRound
 from .deadlines import Deadlines
 from .narrate import narrate
 from .outbox import Message, Outbox, Resumed, Withdrawal
@@ -89,8 +94,8 @@ from .ports import (
     Table,
     Waiting,
 )
-from .render import reveal_text  # imported up front: importing Pillow mid-game stalls the loop
-from .suspicion import SUSPICION_THREAD, SuspicionTrack, suspicion_tracks
+from .suspicion import SuspicionTrack
+from .table_talk import TableVoices
 from .tasks import cancelled_here, consume
 from .timers import Timers
 from .wording import WAITING_FOR, action_question, option_label
@@ -103,9 +108,6 @@ T = TypeVar("T")
 # The decision loop wakes at least this often to check that someone is on the clock, even
 # when nothing tells it to (a safety net: an AI task that ends always wakes it at once).
 SUPERVISE_EVERY_S = 30.0
-
-# The longest a game waits for its AI seats' remarks after a session.
-TALK_WAIT_S = 10.0
 
 RESTART_NOTICE = "The bot restarted: the game resumes where it stopped."
 RESUME_NOTICE = "The game resumes where it stopped."
@@ -308,8 +310,7 @@ class GameSession:
             fallbacks=resume.fallbacks if resume else 0,
         )
         self._asked: int | None = None  # the decision whose seats are all being asked
-        self._talk: TableTalk | None = None  # the AI seats' words (built when first used)
-        self._talk_heard = 0  # how many of the game's events it has heard
+        self._voices = TableVoices(game_id, game)  # the AI seats' words
         self._decision_deadline: float | None = None  # its running timer, if any
         self._expiries: dict[int, int] = dict(resume.expiries) if resume else {}
         self._unshown = resume.unshown if resume else ()
@@ -330,6 +331,25 @@ class GameSession:
             clock=clock,
             resumed=resume.deadline if resume else None,
             resuming=resume is not None,
+        )
+        self._claims_round = ClaimsRound(  # offers the claim windows between two decisions
+            game,
+            self._claims,
+            self._deadlines,
+            ClaimsPorts(
+                is_ai=lambda seat: self._seats[seat].is_ai,
+                ai_claim=self._ai_claim,
+                issue=self._issue_claim_prompt,
+                is_open=lambda seat: PromptKind.CLAIM in self._open.get(seat, {}),
+                close=lambda seat, reason: self._close(seat, PromptKind.CLAIM, reason),
+                turn=lambda: self._turn,
+                check=self._raise_failure,
+                save=self._save_state,
+            ),
+            limit=self.options.timers.claim,
+            changed=self._changed,
+            lock=self._lock,
+            look_again_s=SUPERVISE_EVERY_S,
         )
         # A new game stores its bookkeeping once at the start: from then on a restart
         # reads the delivery cursor (a game stored without one counts as all shown).
@@ -614,7 +634,7 @@ class GameSession:
             while not self.game.is_over:
                 self._raise_failure()
                 if self._claims.pending:
-                    await self._claim_windows()
+                    await self._claims_round.run()
                     await self._table_talk()  # the session is over: the AI seats speak
                 else:
                     await self._decision()
@@ -747,66 +767,11 @@ class GameSession:
         for hook in self.on_step:
             hook(self)
 
-    async def _claim_windows(self) -> None:
-        """Let the seats whose claim windows just opened claim: AIs now, humans in a window."""
-        turn = self._turn
-        seats = self._claims.take_pending()
-        humans = []
-        for seat in seats:
-            if not self.game.legal_claims(seat):
-                continue
-            if self._seats[seat].is_ai:
-                await self._ai_claim(seat)
-            else:
-                humans.append(seat)
-        if not humans:
-            return
-        clock = self._deadlines
-        deadline = clock.next(self.options.timers.claim)
-        self._claims.open(humans, deadline)
-        await clock.store(deadline)
-        for seat in humans:
-            self._issue_claim_prompt(seat)
-        seen = clock.watch(self._changed.set) if deadline else None
-        while self._turn == turn and not self.game.is_over:
-            if not any(PromptKind.CLAIM in self._open.get(s, {}) for s in humans):
-                break
-            self._raise_failure()
-            if seen is not None and seen.done():
-                deadline = self._claims.deadline = await clock.from_seen(seen, deadline)
-                seen = None
-            self._changed.clear()
-            timeout = clock.remaining(deadline)
-            if clock.unseen(seen):
-                timeout = SUPERVISE_EVERY_S  # the window opens when the prompts are shown
-            try:
-                await self._wait_changed(timeout)
-            except TimeoutError:
-                if seen is None or seen.done():
-                    break  # else: still unseen, look again
-        self._claims.shut()
-        for seat in humans:
-            self._close(seat, PromptKind.CLAIM, "The claim window is closed.")
-        async with self._lock:
-            self._claims.close(self._turn, seats)
-            await self._save_state()
-
     async def _table_talk(self) -> None:
         """What the AI seats say after a session (off: `SessionOptions.talk`)."""
         if not self.options.talk or self.game.is_over:
             return
-        try:
-            # Words are a nicety: neither a fault nor a thread busy with other games'
-            # reveals may hold the game up (it goes on without them).
-            async with asyncio.timeout(TALK_WAIT_S):
-                said = await self._with_talk(lambda talk, names: talk.remarks(names))
-        except Exception as exc:
-            log.warning(
-                "game %d: the AI seats did not speak (%s)", self.game_id, type(exc).__name__
-            )
-            self._talk = None  # rebuilt from every event at the next session
-            return
-        for seat, words in said or ():
+        for seat, words in await self._voices.remarks(self._ai_seats(), self._names()):
             self._post_notice(f"💬 {self._table.seats[seat].name}: {words}")
 
     async def ask_ai(self, seat: int) -> str | None:
@@ -814,24 +779,10 @@ class GameSession:
         seat is not played by an AI."""
         if not self._seats[seat].is_ai or self.game.is_over:
             return None
-        return await self._with_talk(lambda talk, names: talk.ask(seat, names))
+        return await self._voices.ask(seat, self._ai_seats(), self._names())
 
-    async def _with_talk(self, use: Callable[[TableTalk, list[str]], T]) -> T | None:
-        """`use` the AI seats' beliefs once they have heard every event so far (None: no
-        AI seat). They run in the suspicion thread: many games must not starve the loop."""
-        ai = [s for s, info in enumerate(self._seats) if info.is_ai]
-        if not ai:
-            return None
-        if self._talk is None or set(ai) - set(self._talk.speakers):
-            self._talk, self._talk_heard = TableTalk(self.game.setup, self.game.roles, ai), 0
-        talk, events, names = self._talk, self.game.events[self._talk_heard :], self._names()
-        self._talk_heard = len(self.game.events)
-
-        def run() -> T:
-            talk.hear(events)
-            return use(talk, names)
-
-        return await asyncio.get_running_loop().run_in_executor(SUSPICION_THREAD, run)
+    def _ai_seats(self) -> list[int]:
+        return [s for s, info in enumerate(self._seats) if info.is_ai]
 
     def _names(self) -> list[str]:
         return [seat.name for seat in self._table.seats]
@@ -849,32 +800,13 @@ class GameSession:
                 roles=game.roles,
             )
         if self.options.suspicion and not self.suspicion:
-            ai_seats = [s.seat for s in self._seats if s.is_ai]
             names = [s.name for s in self._seats]
-            try:  # numpy work: off the event loop, one game at a time (it holds the GIL a lot)
-                loop = asyncio.get_running_loop()
-                self.suspicion = await loop.run_in_executor(
-                    SUSPICION_THREAD, suspicion_tracks, game, names, ai_seats
-                )
-            except Exception:  # the reveal goes on without the chart
-                log.warning("game %d: no suspicion tracks", self.game_id, exc_info=True)
+            self.suspicion = await suspicion_after(self.game_id, game, names, self._ai_seats())
         self._show(self.reveal())
 
     def reveal(self) -> Reveal:
         """Everything about the finished game: roles, hidden events, suspicion tracks."""
-        game = self.game
-        if not game.is_over or game.winner is None or game.win_reason is None:
-            raise ValueError("The reveal comes only once the game is over.")
-        tracks = tuple(self.suspicion)
-        return Reveal(
-            winner=game.winner,
-            reason=game.win_reason,
-            roles=game.roles,
-            hidden=tuple(e for e in game.events if e.audience is not None),
-            text=reveal_text(game.events, game.roles, self._table.labels, tracks),
-            view=game.spectator_view(),
-            suspicion=tracks,
-        )
+        return reveal_of(self.game, self._table.labels, self.suspicion)
 
     # --- deciding -------------------------------------------------------------------------
 

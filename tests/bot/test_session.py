@@ -296,14 +296,14 @@ async def test_ai_seats_that_cannot_speak_in_time_do_not_hold_the_game_up(
     # without the AI seats' remarks after each session.
     import time
 
-    import bot.session as session_module
+    import bot.table_talk as talk_module
     from agents.talk import TableTalk
 
     def stuck(self: TableTalk, names: object) -> list[tuple[int, str]]:
         time.sleep(0.3)
         return [(1, "never said")]
 
-    monkeypatch.setattr(session_module, "TALK_WAIT_S", 0.05)
+    monkeypatch.setattr(talk_module, "TALK_WAIT_S", 0.05)
     monkeypatch.setattr(TableTalk, "remarks", stuck)
     fake = FakeFrontend(answer=scripted)
     manager = SessionManager(session_store, fake)
