@@ -1,25 +1,27 @@
 """Belief-ISMCTS: ISMCTS guided by the exact Bayesian belief and an opponent model.
 
-It reuses SO-ISMCTS's agent (`agents.ismcts`) and changes three things:
+It configures the search driver (`agents.search_agent.SearchAgent`) as SO-ISMCTS
+(`agents.ismcts`) does, with three parts changed:
 
-- `make_sampler`: determinizations come from the seat's exact posterior
-  (`agents.belief.Belief`): a role assignment and the Liberal tiles in the draw pile
-  (and in a peeked block, and in the hand in play) drawn jointly with their posterior
-  probability. `BeliefSampler` turns those counts into a concrete pile consistent
-  with what the seat saw (its own peek, in order, on top), the discard pile by
-  conservation of tiles, and checks every draw against the seat's hard knowledge
+- the determinization source (`make_sampler`): determinizations come from the seat's
+  exact posterior (`agents.belief.Belief`): a role assignment and the Liberal tiles in
+  the draw pile (and in a peeked block, and in the hand in play) drawn jointly with
+  their posterior probability. `BeliefSampler` turns those counts into a concrete pile
+  consistent with what the seat saw (its own peek, in order, on top), the discard pile
+  by conservation of tiles, and checks every draw against the seat's hard knowledge
   (`agents.determinize`): a draw that contradicts it (none should) is replaced by a
   uniform one and counted.
-- the search (`_iterate` -> `agents.model_search`): the tree holds only this seat's
-  own decisions; every other seat, in the tree and in the playout, is one of
-  `agents.playouts.ModelPlayers` acting on the role it holds in the determinization
+- the tree policy (`tree_policy`: `agents.model_search.ModelTree`): the tree holds only
+  this seat's own decisions; every other seat, in the tree and in the playout, is one
+  of `agents.playouts.ModelPlayers` acting on the role it holds in the determinization
   and on the table's public suspicion (a share of them, `wild`, vote and pick at
   random, as careless players do). Every root move is played on the same
   determinization and dice ("paired root"), so the comparison between moves is not
   drowned in the luck of the deal. In SO-ISMCTS other seats' moves are chosen by UCB
   over statistics pooled across their possible roles, which in a hidden-role game
   makes them play as no real player would.
-- `playout`: the same model players instead of uniformly random moves.
+- the playout policy: the same model players (`agents.playouts.play_model`) instead
+  of uniformly random moves.
 
 Claims: the truth as a Liberal, chosen lies as a Fascist (`agents.claiming`).
 
@@ -32,11 +34,10 @@ as a long-lived one. Beliefs are secrets of a live game: nothing here logs them.
 from __future__ import annotations
 
 import random
-import time
 from pathlib import Path
 from typing import ClassVar
 
-from engine import Action, Claim, Phase, PlayerView, Role, Setup, Variant, Vote, WinReason
+from engine import Action, Claim, Phase, PlayerView, Role, Setup, Variant, Vote
 from engine import events as ev
 from engine.chance import shuffle
 from engine.fastsim import RESHUFFLE_SEED_BITS, FastGame, view_variant
@@ -49,9 +50,10 @@ from .belief_agent import liberal_ballot
 from .belief_cache import belief_after
 from .claiming import claim_for
 from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
-from .ismcts import DEFAULT_EXPLORATION, Node, SOISMCTSAgent
-from .model_search import model_tree_iterate
-from .playouts import TableModel, play_model
+from .model_search import ModelTree
+from .playouts import TableModel
+from .search import TreePolicy
+from .search_agent import DEFAULT_EXPLORATION, SearchAgent
 
 # Iterations a decision runs by default (the paper's budget): about 0.75 s of CPU per
 # 10-player decision on this machine, under the bot's 2 s (measured on bench positions).
@@ -151,7 +153,7 @@ class BeliefSampler(UniformSampler):
         )
 
 
-class BeliefISMCTSAgent(SOISMCTSAgent):
+class BeliefISMCTSAgent(SearchAgent):
     """ISMCTS with posterior determinizations, opponent-model playouts and claims.
 
     Options: `exploration` (UCB1's c), `variant` (custom decks), `wild` (the share of
@@ -208,15 +210,10 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
             self.belief.update(event)
             self.table.update(event)
 
-    # --- the search's override points -------------------------------------------------
+    # --- the driver's parts, per decision -------------------------------------------
 
     def make_sampler(self, view: PlayerView) -> Sampler:
-        """Posterior determinizations (uniform without a belief); the playout model too."""
-        if self.table is not None:
-            self.model = self._table_model(self.table)
-        else:
-            fascists = (self.variant or view_variant(view)).setup(view.players).fascists
-            self.model = TableModel.uniform(view.players, fascists, self.wild)
+        """Posterior determinizations (uniform without a belief)."""
         if self.belief is not None:
             sampler: Sampler = BeliefSampler(view, self.belief, self.variant)
         else:
@@ -224,40 +221,22 @@ class BeliefISMCTSAgent(SOISMCTSAgent):
         self.sampler = sampler
         return sampler
 
+    def tree_policy(self, view: PlayerView) -> TreePolicy:
+        """This seat's decisions only; the opponent model (from the table's belief, or
+        uniform suspicion without one) plays everyone else and finishes the games."""
+        if self.table is not None:
+            self.model = self._table_model(self.table)
+        else:
+            fascists = (self.variant or view_variant(view)).setup(view.players).fascists
+            self.model = TableModel.uniform(view.players, fascists, self.wild)
+        return ModelTree(self.model, self.exploration)
+
     def _table_model(self, table: Belief) -> TableModel:
         """The opponent model from the table's belief."""
         return TableModel.build(
             [float(x) for x in table.party_fascist()],
             [float(x) for x in table.hitler()],
             self.wild,
-        )
-
-    def playout(self, game: FastGame, rng: random.Random) -> WinReason:
-        """Finish `game` with the opponent model (uniformly random without one)."""
-        if self.model is None:
-            return game.play_random(rng)
-        return play_model(game, rng, self.model)
-
-    def _iterate(
-        self,
-        root: Node,
-        sampler: Sampler,
-        rng: random.Random,
-        iterations: int | None,
-        deadline: float | None,
-    ) -> int:
-        """Search only this seat's decisions; the others follow the model in the tree too."""
-        if self.model is None:
-            return super()._iterate(root, sampler, rng, iterations, deadline)
-        return model_tree_iterate(
-            root,
-            sampler,
-            rng,
-            self.model,
-            self.exploration,
-            iterations,
-            deadline,
-            time.perf_counter,
         )
 
     def decide(self, view: PlayerView, rng: random.Random) -> Action:

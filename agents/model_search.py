@@ -1,6 +1,9 @@
 """A searcher's-own-decisions tree: ISMCTS where everyone else follows the opponent model.
 
-SO-ISMCTS (`agents.ismcts`) puts every seat's decisions in the observer's tree and picks
+`ModelTree` is a tree policy of the search driver (`agents.search`), the one
+belief-ISMCTS (`agents.belief_ismcts`) configures it with.
+
+SO-ISMCTS (`agents.so_tree`) puts every seat's decisions in the searcher's tree and picks
 other seats' moves by UCB over statistics pooled across determinizations. In a
 hidden-role game that pools a seat's moves as a Liberal with its moves as a Fascist:
 the node's "best" ballot is the one that does best for whichever team the seat
@@ -18,25 +21,27 @@ paired games that luck cancels out of the comparison, and a move that changes no
 therefore hold equal visits per move and the choice is the most wins.
 
 **Below the root**, each copy descends the tree: at a node (a later decision of the
-searcher) UCB1 over availability counts, as in `agents.ismcts`; between nodes the game
+searcher) UCB1 over availability counts (`agents.tree.select`); between nodes the game
 runs with the model until the searcher must decide again or the game ends. The next
 node is keyed by what the searcher saw in between: public outcomes (nominations,
 election results, enacted tiles, chaos, powers' targets; never another seat's discard)
 and its own hand if the decision is about tiles. A newly tried move ends the descent
-and the same model players finish the game (`play_model`). Rewards are the searcher's
-team's win (1) or loss (0).
+and the same model players finish the game (`play_model`): the opponent model is this
+policy's playout policy too, so the wild seats drawn for a game stay wild to its end.
+Rewards are the searcher's team's win (1) or loss (0).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+import time
+from dataclasses import dataclass
 
 from engine.fastsim import DISCARD, ENACT, VETO_REPLY, VOTE, FastGame
 
 from .determinize import Sampler
-from .ismcts import _LIBERALS_WON, Node, _ucb_tables, select
 from .playouts import ModelPlayers, TableModel, play_model
+from .tree import LIBERALS_WON, Node, select, ucb_tables
 
 _HAND_PHASES = (DISCARD, ENACT, VETO_REPLY)
 _DICE_BITS = 64
@@ -47,43 +52,52 @@ def root_moves(game: FastGame) -> tuple[int, ...]:
     return (1, 0) if game.phase == VOTE else game.legal_moves()
 
 
-def model_tree_iterate(
-    root: Node,
-    sampler: Sampler,
-    rng: random.Random,
-    model: TableModel,
-    exploration: float,
-    iterations: int | None,
-    deadline: float | None,
-    clock: Callable[[], float],
-) -> int:
-    """Play paired determinizations from `root` until a limit; return the games played.
+@dataclass(frozen=True, slots=True)
+class ModelTree:
+    """The tree policy of the searcher's own decisions: `model` plays every other seat
+    (in the tree and in the playout) and `exploration` is UCB1's c below the root."""
 
-    A determinization costs one game per root move, and only whole rounds are played:
-    with k root moves, `iterations` runs floor(iterations / k) rounds (at least one).
-    """
-    size = min(iterations or 4096, 1 << 20) + 2
-    done = 0
-    per_round: int | None = None
-    while per_round is None or iterations is None or done + per_round <= iterations:
-        if deadline is not None and done and clock() >= deadline:
-            break
-        while done + 64 >= size:
-            size *= 2
-        bonus, root_inv = _ucb_tables(exploration, size)
-        game = sampler.game(rng)
-        seed = rng.getrandbits(_DICE_BITS)
-        moves = root_moves(game)  # the same in every determinization: public + own hand
-        per_round = len(moves)
-        for move in moves:
-            dice = random.Random(seed)
-            copy = game.clone()
-            won = _descend(root, move, copy, dice, model, bonus, root_inv)
-            done += 1
-            root.avail[move] += 1
-            root.visits[move] += 1
-            root.wins[move] += won
-    return done
+    model: TableModel
+    exploration: float
+
+    def iterate(
+        self,
+        root: Node,
+        sampler: Sampler,
+        rng: random.Random,
+        iterations: int | None,
+        deadline: float | None,
+    ) -> int:
+        """Play paired determinizations from `root` until a limit; return the games played.
+
+        A determinization costs one game per root move, and only whole rounds are played:
+        with k root moves, `iterations` runs floor(iterations / k) rounds (at least one).
+        """
+        model = self.model
+        exploration = self.exploration
+        clock = time.perf_counter
+        size = min(iterations or 4096, 1 << 20) + 2
+        done = 0
+        per_round: int | None = None
+        while per_round is None or iterations is None or done + per_round <= iterations:
+            if deadline is not None and done and clock() >= deadline:
+                break
+            while done + 64 >= size:
+                size *= 2
+            bonus, root_inv = ucb_tables(exploration, size)
+            game = sampler.game(rng)
+            seed = rng.getrandbits(_DICE_BITS)
+            moves = root_moves(game)  # the same in every determinization: public + own hand
+            per_round = len(moves)
+            for move in moves:
+                dice = random.Random(seed)
+                copy = game.clone()
+                won = _descend(root, move, copy, dice, model, bonus, root_inv)
+                done += 1
+                root.avail[move] += 1
+                root.visits[move] += 1
+                root.wins[move] += won
+        return done
 
 
 def _descend(
@@ -146,7 +160,7 @@ def _descend(
     reason = game.reason
     if reason is None:
         reason = play_model(game, dice, model, players=players)
-    liberals_won = _LIBERALS_WON[reason]
+    liberals_won = LIBERALS_WON[reason]
     won = (game.roles[me] == 0) is liberals_won
     for node, move in path:
         node.visits[move] += 1

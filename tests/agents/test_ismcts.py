@@ -22,8 +22,11 @@ import pytest
 
 from agents.base import Budget
 from agents.determinize import UniformSampler
-from agents.ismcts import DEFAULT_ITERATIONS, Node, SearchResult, SOISMCTSAgent
+from agents.ismcts import SOISMCTSAgent
 from agents.registry import make_agent
+from agents.search import SearchResult
+from agents.search_agent import DEFAULT_ITERATIONS
+from agents.tree import Node
 from engine import (
     Enact,
     Execute,
@@ -133,7 +136,7 @@ def test_decisions_depend_on_the_view_alone() -> None:
     ]
     for game in games:
         play(game, "nominate 2", "ja", "discard F", "enact L")  # seat 1 discards F, 2 enacts L
-        play(game, "nominate 0", "votes NJJJJJJ")  # seat 0 (the watcher) is elected chancellor
+        play(game, "nominate 0", "votes NJJJJJJ")  # seat 0 (the searcher) is elected chancellor
         play(game, "discard F")  # seat 0 receives L, F in both games
     views = [g.view(0) for g in games]
     assert views[0].hand == (Policy.LIBERAL, Policy.FASCIST)
@@ -167,13 +170,13 @@ def test_a_vote_is_one_two_move_node_per_voter(late_voter: bool) -> None:
     if late_voter:  # four seats have voted already; their ballots are hidden
         for seat in (0, 1, 2, 3):
             game.apply(Vote(seat, seat % 2 == 0))
-    observer = 7
-    view = game.view(observer)
-    result = agent(observer, iterations=1500).search(view, agent(observer).rng(view))
+    searcher = 7
+    view = game.view(searcher)
+    result = agent(searcher, iterations=1500).search(view, agent(searcher).rng(view))
     chain = vote_chain(result.root)
     voters = [s for s in range(10) if s not in game.votes]
-    order = [observer] + [s for s in voters if s != observer]
-    assert [node.seat for node in chain] == order  # the watcher first, then seat order
+    order = [searcher] + [s for s in voters if s != searcher]
+    assert [node.seat for node in chain] == order  # the searcher first, then seat order
     for node in chain:
         assert node.tried() == [0, 1]  # two moves: Nein (0) and Ja (1)
         # Both ballots are always legal: availability counts every visit of the node.
@@ -201,7 +204,7 @@ def test_nomination_children_are_vote_chains() -> None:
 
 @pytest.mark.parametrize(("players", "seed"), [(10, 8), (7, 5), (5, 3)])
 def test_every_node_has_the_same_mover_in_every_determinization(players: int, seed: int) -> None:
-    """A child is keyed by what the watcher sees (the move, bar ballots, and chance's
+    """A child is keyed by what the searcher sees (the move, bar ballots, and chance's
     public results); that must fix who moves next, whatever the hidden state."""
     game = Game(players, seed=seed)
     president = game.president

@@ -10,7 +10,7 @@ import pytest
 
 from agents.base import Budget
 from agents.belief_ismcts import BeliefISMCTSAgent
-from agents.ismcts import Node
+from agents.tree import Node
 from engine import Game, Phase, Vote
 from tests.agents.test_belief_ismcts import positions
 from tests.engine.helpers import deck, fixed_game, play
