@@ -56,6 +56,7 @@ _FORKSERVER_PRELOAD = [
     "agents.registry",
     "agents.selfish",
     "agents.belief_agent",
+    "agents.ismcts",
     "agents.belief_ismcts",
 ]
 

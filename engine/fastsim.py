@@ -114,10 +114,6 @@ VETO_REPLIES: tuple[int, ...] = (1, 0)  # agree, refuse
 # The president's distinct discards, indexed by the Fascist tiles among the three.
 _DISCARD_OPTIONS: tuple[tuple[int, ...], ...] = ((0,), (0, 1), (0, 1), (1,))
 
-# The name search code imports: `engine.chance.shuffle`, `rng.shuffle(x)`'s result in
-# 60% of the time.
-fast_shuffle = shuffle
-
 # A determinized game's reshuffles read their Fisher-Yates indices straight from a wide
 # random seed: cheaper than seeding a Mersenne Twister (5 us) for every determinization.
 # A shuffle of k <= 17 tiles uses log2(k!) < 49 bits. While the seed still holds more
