@@ -96,4 +96,4 @@ def test_the_import_graph_reads_relative_and_absolute_imports() -> None:
     # It reads relative imports: the engine's game imports its views, and agents the engine.
     assert "engine.views" in graph["engine.game"]
     assert any(target.startswith("engine") for target in graph["agents.belief"])
-    assert any(target.startswith("agents") for target in graph["bot.session"])
+    assert any(target.startswith("agents") for target in graph["bot.table_talk"])
