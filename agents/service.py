@@ -12,8 +12,9 @@ legal action for the view's seat, whatever happens (`claim` the same for claims)
   ballot's search) are counted at what such decisions took lately (`ShortDecisions`),
   so the rest of the window goes to the nominations, hands and powers.
   The worker's search stops by that instant (it checks the clock in its loop), so a
-  late start costs iterations, not a fallback. The decisions the table waits on one
-  at a time (a nomination, the legislature, a power, a claim) go before ballots.
+  late start costs iterations, not a fallback. The queue runs earliest deadline first
+  (a retry before all; at equal deadlines a nomination, the legislature, a power or a
+  claim before ballots).
 - A worker that dies fails only its own decision, which is tried again in a fresh
   worker if enough time is left. A worker still busy `hang_grace_s` after its deadline
   is terminated. A forced pool restart hands every decision in flight to the new pool.
@@ -88,7 +89,13 @@ TRUSTED = frozenset({"random", "selfish", "belief", "ismcts", "belief-ismcts"})
 
 
 class Priority(IntEnum):
-    """Which queued decision goes first (lowest first)."""
+    """Which of two queued decisions due at the same instant goes first (lowest first).
+
+    A retry goes before everything; otherwise the queue runs earliest deadline first:
+    a nomination due in two seconds waits behind ballots due in half a second, which
+    take a few hundredths each, and then has the rest of its window to think (first by
+    priority, it would have started with a sliver: the ballots' deadlines were near).
+    """
 
     RETRY = 0  # already late: it failed once
     TABLE = 1  # one seat's decision or claim that the whole table waits on
@@ -193,8 +200,8 @@ class _Job:
     started: float = 0.0  # time.monotonic() when a worker took it
     think_until: float = 0.0  # when its search had to stop
 
-    def key(self) -> tuple[int, float, int]:
-        return (self.priority, self.due, self.seq)
+    def key(self) -> tuple[bool, float, int, int]:
+        return (self.priority is not Priority.RETRY, self.due, self.priority, self.seq)
 
 
 @dataclass(slots=True)
@@ -244,7 +251,7 @@ class AgentService:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pool: DecisionPool | None = None
         self._generation = 0  # bumped whenever the pool is replaced
-        self._queue: list[tuple[tuple[int, float, int], _Job]] = []
+        self._queue: list[tuple[tuple[bool, float, int, int], _Job]] = []
         self._running: dict[_Job, Future[Any]] = {}
         self._seq = 0
         self._spare: ThreadPoolExecutor | None = None  # degraded answers, off the loop

@@ -27,7 +27,7 @@ import pytest
 from agents.belief_agent import BeliefAgent
 from agents.random_agent import RandomAgent
 from agents.registry import AGENTS, make_agent
-from agents.service import AgentService, ShortDecisions, thinking_share
+from agents.service import AgentService, Priority, ShortDecisions, _Job, thinking_share
 from engine import Action, Claim, Game, Nominate, Phase, PlayerView
 
 GENEROUS_S = 10.0  # a budget no healthy worker misses, even on a loaded machine
@@ -481,3 +481,20 @@ def test_the_service_learns_which_decisions_stop_on_their_own() -> None:
     # One that ran to the end of a share well over its need is open-ended again.
     short.ended("belief-ismcts", "act", Phase.VOTE, took=0.2, left=0.0)
     assert short.need("belief-ismcts", "act", Phase.VOTE) is None
+
+
+async def test_the_queue_runs_earliest_deadline_first_and_retries_before_all() -> None:
+    view = _view_in(Phase.NOMINATE)
+    loop = asyncio.get_running_loop()
+
+    def job(due: float, priority: Priority, seq: int) -> _Job:
+        return _Job("act", "belief-ismcts", view, 1, due, priority, seq, loop.create_future())
+
+    nomination = job(2.0, Priority.TABLE, 0)
+    ballots = [job(0.5, Priority.BALLOT, 1 + i) for i in range(3)]
+    same_time = job(0.5, Priority.TABLE, 9)
+    retry = job(5.0, Priority.RETRY, 10)
+    queue = sorted([nomination, *ballots, same_time, retry], key=_Job.key)
+    # A retry first; then by deadline (ballots due sooner go before a nomination due
+    # later); at equal deadlines the table's decision before the ballots.
+    assert queue == [retry, same_time, *ballots, nomination]
