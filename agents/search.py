@@ -38,6 +38,11 @@ from engine.fastsim import FastGame, move_of
 from .determinize import Sampler
 from .tree import Node
 
+# The least a search runs once set up, whatever its deadline: about 400 iterations of a
+# 10-player belief-ISMCTS decision (an answer is then up to this late; the service allows
+# for it in its hang grace).
+MIN_SEARCH_S = 0.02
+
 # Finishes a game from a leaf and says how it ended.
 Playout = Callable[[FastGame, random.Random], WinReason]
 # The determinization source for one decision.
@@ -136,6 +141,10 @@ class Search:
         moves = tuple(move_of(a) for a in actions)
         # Move codes are seats, tiles (0, 1) and the veto (2): at least 3 wide.
         root = Node(view.seat, max(view.players, 3))
+        if deadline is not None:
+            # However late it starts (its beliefs took the time, its queue was long), a
+            # search gets a floor: one round of a few playouts per move is a coin toss.
+            deadline = max(deadline, time.perf_counter() + MIN_SEARCH_S)
         with gc_paused():
             done = tree.iterate(root, sampler, rng, iterations, deadline)
         return SearchResult(root, done, time.perf_counter() - start, moves, actions)

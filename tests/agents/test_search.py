@@ -13,7 +13,7 @@ import pytest
 from agents.determinize import Sampler, UniformSampler
 from agents.model_search import ModelTree
 from agents.playouts import TableModel, play_model
-from agents.search import Search, TreePolicy
+from agents.search import MIN_SEARCH_S, Search, TreePolicy
 from agents.so_tree import SOTree
 from agents.tree import Node
 from engine import Game, PlayerView, WinReason
@@ -86,6 +86,20 @@ def test_the_deadline_is_the_earlier_of_the_seconds_and_the_due_time() -> None:
     assert by_seconds is not None and before + 30 <= by_seconds <= after + 30
     assert by_due is not None and before + 0.5 < by_due <= after + 1.0
     assert due_only is not None and before + 1.5 < due_only <= after + 2.0
+
+
+def test_a_search_that_starts_past_its_due_time_still_gets_a_floor() -> None:
+    view = first_vote(5, seed=1).view(0)
+    policy = Recording(runs=1)
+    driver = Search(UniformSampler, lambda v: policy)
+    before = time.perf_counter()
+    driver.run(view, random.Random(0), None, 30.0, due=time.monotonic() - 5.0)
+    (_, _, _, late, _) = policy.calls[0]
+    assert late is not None and late >= before + MIN_SEARCH_S
+    # A real search past its due time: more than one round of playouts.
+    real = Search(UniformSampler, lambda v: SOTree(0.7, FastGame.play_random))
+    result = real.run(view, random.Random(0), None, None, due=time.monotonic() - 5.0)
+    assert result.iterations > 10
 
 
 def test_a_view_without_a_decision_is_refused() -> None:
