@@ -23,7 +23,7 @@ from typing import Any
 
 from agents.base import Answer
 from agents.fallback import rule_action
-from engine import Action, Claim, PlayerView
+from engine import Action, Claim, Phase, PlayerView
 
 from .agent_port import AgentPort, seat_seed
 from .tasks import cancelled_here, consume
@@ -63,7 +63,10 @@ class AISeats:
         self.pace_s = pace_s  # the least time between asking and showing a move
         self.timers = timers
         self.fallbacks = fallbacks  # answers not the seat's own agent's (survive a restart)
-        self.iterations: list[int] = []  # search iterations of each answer that reports them
+        # Search iterations of each answer that reports them: ballots apart (capped, and
+        # four decisions in five at a full table, they would hide the others' figure).
+        self.iterations: list[int] = []
+        self.ballot_iterations: list[int] = []
         self._accept = accept  # the session applies a move, if its decision is still open
         self._guard = guard  # runs a store write to its end even if we are cancelled
         self._wake = wake  # the session's decision loop looks again
@@ -153,7 +156,8 @@ class AISeats:
     def _note(self, seat: int, what: str, answer: Answer[Any]) -> None:
         """Keep an answer's figures: its search iterations, and whether it fell back."""
         if answer.iterations is not None:
-            self.iterations.append(answer.iterations)
+            kept = self.ballot_iterations if what == Phase.VOTE.value else self.iterations
+            kept.append(answer.iterations)
         if answer.fallback is not None:
             self.fallback(seat, what, answer.fallback)
 

@@ -324,14 +324,17 @@ def _names(session: GameSession) -> str:
     return ", ".join(s.label for s in session.seats)
 
 
+def _median(values: list[int]) -> int:
+    return sorted(values)[len(values) // 2]
+
+
 def ai_summary(session: GameSession) -> str:
     """One line on how the AI seats decided: searches' iterations, and any fallback (an
     answer that was not the seat's own agent's in time: an alarm, not a habit)."""
-    iterations = sorted(session.ai_iterations)
-    searched = (
-        f"searches of {iterations[len(iterations) // 2]} iterations (median)"
-        if iterations
-        else "no searches"
-    )
+    iterations, ballots = session.ai_iterations, session.ai_ballot_iterations
+    searched = f"searches of {_median(iterations)} iterations (median)" if iterations else ""
+    if ballots:
+        searched += f"{'; ' if searched else ''}ballots {_median(ballots)}"
+    searched = searched or "no searches"
     fell_back = "no fallback" if not session.fallbacks else f"{session.fallbacks} fallback(s)"
     return f"AI players: {searched}, {fell_back}."

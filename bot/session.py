@@ -890,8 +890,13 @@ class GameSession:
 
     @property
     def ai_iterations(self) -> list[int]:
-        """The search iterations of each AI answer that reported them."""
+        """The search iterations of each AI answer that reported them, ballots apart."""
         return self.ai.iterations
+
+    @property
+    def ai_ballot_iterations(self) -> list[int]:
+        """The search iterations of each AI ballot that reported them."""
+        return self.ai.ballot_iterations
 
     async def _expire(self, turn: int) -> None:
         """The deadline passed: an agent decides for every human still awaited."""

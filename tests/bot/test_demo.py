@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
-from bot.demo import check_agent, play_demo
+from bot.demo import ai_summary, check_agent, play_demo
 from bot.render.story import Teller, story_lines
+from bot.session import GameSession
 from bot.storage import Storage
 from engine import Variant
 from engine import events as ev
@@ -91,3 +94,18 @@ async def test_pictures_that_cannot_be_written_are_said_once_and_the_game_goes_o
     text = out.getvalue()
     assert text.count(f"Cannot write pictures to {blocker / 'pics'}") == 1
     assert REVEAL in text and "Pictures:" not in text
+
+
+def test_the_ai_summary_tells_ballots_apart() -> None:
+    def summary(searches: list[int], ballots: list[int], fallbacks: int = 0) -> str:
+        session = SimpleNamespace(
+            ai_iterations=searches, ai_ballot_iterations=ballots, fallbacks=fallbacks
+        )
+        return ai_summary(cast(GameSession, session))
+
+    # Four ballots in five at a full table: their cap must not stand for every search.
+    assert summary([9000, 8000, 30000], [200] * 12) == (
+        "AI players: searches of 9000 iterations (median); ballots 200, no fallback."
+    )
+    assert summary([], [200], 2) == "AI players: ballots 200, 2 fallback(s)."
+    assert summary([], []) == "AI players: no searches, no fallback."
