@@ -9,7 +9,7 @@ hand-set defaults of `default_behaviour()` when that file is absent.
 
 Conventions shared by every table:
 
-- a role index is 0 Liberal, 1 Fascist, 2 Hitler (`ROLE_INDEX`);
+- a role index is 0 Liberal, 1 Fascist, 2 Hitler (`engine.fastsim.ROLE_CODE`);
 - `zone` is 1 once three or more Fascist policies are on the board (the "Hitler zone",
   where electing Hitler chancellor wins), else 0;
 - tile counts are numbers of Liberal tiles: `d` drawn by the president (0..3), `p`
@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine import Role
+from engine.fastsim import FASCIST_ROLE, HITLER_ROLE, LIBERAL_ROLE
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +53,6 @@ Table = npt.NDArray[np.float64]
 FITTED_PATH = Path(__file__).with_name("behaviour_fitted.json")
 FLOOR = 1e-3  # the least probability a legal action keeps (Liberal lies excepted)
 
-LIBERAL, FASCIST, HITLER = 0, 1, 2
-ROLE_INDEX: dict[Role, int] = {Role.LIBERAL: LIBERAL, Role.FASCIST: FASCIST, Role.HITLER: HITLER}
-ROLES_BY_INDEX: tuple[Role, ...] = (Role.LIBERAL, Role.FASCIST, Role.HITLER)
 PRESIDENT_POS, CHANCELLOR_POS, OTHER_POS = 0, 1, 2
 ENACTED_LIBERAL, ENACTED_FASCIST, VETOED = 0, 1, 2
 INVESTIGATE_POWER, SPECIAL_ELECTION_POWER, EXECUTION_POWER = 0, 1, 2
@@ -264,7 +261,7 @@ OTHERS_AXES: dict[str, tuple[int, ...]] = {
 
 def blind_roles(players: int | None) -> tuple[int, ...]:
     """Roles that know no other seat's role: Liberal, and Hitler at 7+ players."""
-    return (LIBERAL, HITLER) if players is not None and players >= 7 else (LIBERAL,)
+    return (LIBERAL_ROLE, HITLER_ROLE) if players is not None and players >= 7 else (LIBERAL_ROLE,)
 
 
 def pool_blind(name: str, table: Table, blind: tuple[int, ...], *, mean: bool) -> Table:
@@ -304,33 +301,33 @@ def default_behaviour(players: int | None = None) -> Behaviour:
     t: dict[str, Table] = {name: np.zeros(shape) for name, shape in SHAPES.items()}
     vote = t["vote_ja"]
     vote[:, PRESIDENT_POS] = vote[:, CHANCELLOR_POS] = 0.95
-    vote[LIBERAL, OTHER_POS] = 0.6
-    vote[FASCIST, OTHER_POS] = 0.8
-    vote[FASCIST, OTHER_POS, LIBERAL, LIBERAL] = 0.45
-    vote[FASCIST, OTHER_POS, :, HITLER, 1] = 0.97
-    vote[HITLER, OTHER_POS] = 0.7
-    vote[HITLER, OTHER_POS, LIBERAL, LIBERAL] = 0.5
+    vote[LIBERAL_ROLE, OTHER_POS] = 0.6
+    vote[FASCIST_ROLE, OTHER_POS] = 0.8
+    vote[FASCIST_ROLE, OTHER_POS, LIBERAL_ROLE, LIBERAL_ROLE] = 0.45
+    vote[FASCIST_ROLE, OTHER_POS, :, HITLER_ROLE, 1] = 0.97
+    vote[HITLER_ROLE, OTHER_POS] = 0.7
+    vote[HITLER_ROLE, OTHER_POS, LIBERAL_ROLE, LIBERAL_ROLE] = 0.5
     nominate = t["nominate_weight"]
     nominate[:] = 1.0
-    nominate[FASCIST] = [[1.0, 1.0], [1.5, 1.5], [1.5, 4.0]]
-    nominate[HITLER] = [[1.0, 1.0], [1.2, 1.2], [1.0, 1.0]]
+    nominate[FASCIST_ROLE] = [[1.0, 1.0], [1.5, 1.5], [1.5, 4.0]]
+    nominate[HITLER_ROLE] = [[1.0, 1.0], [1.2, 1.2], [1.0, 1.0]]
     target = t["target_weight"]
     target[:] = 1.0
-    target[INVESTIGATE_POWER, FASCIST] = [1.0, 0.7, 0.5]
-    target[SPECIAL_ELECTION_POWER, FASCIST] = [1.0, 1.5, 1.5]
-    target[EXECUTION_POWER, FASCIST] = [1.0, 0.2, 0.05]
-    target[EXECUTION_POWER, HITLER] = [1.0, 0.5, 1.0]
+    target[INVESTIGATE_POWER, FASCIST_ROLE] = [1.0, 0.7, 0.5]
+    target[SPECIAL_ELECTION_POWER, FASCIST_ROLE] = [1.0, 1.5, 1.5]
+    target[EXECUTION_POWER, FASCIST_ROLE] = [1.0, 0.2, 0.05]
+    target[EXECUTION_POWER, HITLER_ROLE] = [1.0, 0.5, 1.0]
     discard = t["discard_liberal"]
     discard[:, :, 3, :] = 1.0
-    discard[LIBERAL, :, 1:3, :] = 0.05
-    discard[FASCIST, :, 1:3, :] = [[0.6, 0.75], [0.45, 0.6]]
-    discard[FASCIST, FASCIST:, 1:3, :] = 0.9
-    discard[HITLER, :, 1:3, :] = [[0.4, 0.6], [0.3, 0.45]]
+    discard[LIBERAL_ROLE, :, 1:3, :] = 0.05
+    discard[FASCIST_ROLE, :, 1:3, :] = [[0.6, 0.75], [0.45, 0.6]]
+    discard[FASCIST_ROLE, FASCIST_ROLE:, 1:3, :] = 0.9
+    discard[HITLER_ROLE, :, 1:3, :] = [[0.4, 0.6], [0.3, 0.45]]
     enact = t["enact_fascist"]
-    enact[LIBERAL] = 0.05
-    enact[FASCIST] = [0.65, 0.85]
-    enact[FASCIST, FASCIST:] = 0.9
-    enact[HITLER] = [0.45, 0.7]
+    enact[LIBERAL_ROLE] = 0.05
+    enact[FASCIST_ROLE] = [0.65, 0.85]
+    enact[FASCIST_ROLE, FASCIST_ROLE:] = 0.9
+    enact[HITLER_ROLE] = [0.45, 0.7]
     t["veto_propose"][:] = [[0.8, 0.05, 0.02], [0.05, 0.1, 0.7], [0.1, 0.1, 0.5]]
     t["veto_agree"][:] = [[0.9, 0.3, 0.05], [0.05, 0.5, 0.8], [0.1, 0.4, 0.6]]
     # Claims: truthful 0.95 / silent 0.05 for Liberals; the others' truth gets weight 10,
@@ -341,30 +338,30 @@ def default_behaviour(players: int | None = None) -> Behaviour:
             truth = PRESIDENT_CLAIM_INDEX.get((d, p))
             pres[:, :, d, p, :, :] = 2.0
             pres[:, :, d, p, :, PRESIDENT_SILENT] = 1.0
-            pres[LIBERAL, :, d, p, :, :] = 0.005  # a Liberal's lie: rare, not impossible
-            pres[LIBERAL, :, d, p, :, PRESIDENT_SILENT] = 0.05
+            pres[LIBERAL_ROLE, :, d, p, :, :] = 0.005  # a Liberal's lie: rare, not impossible
+            pres[LIBERAL_ROLE, :, d, p, :, PRESIDENT_SILENT] = 0.05
             if truth is not None:
                 pres[:, :, d, p, :, truth] = 10.0
-                pres[LIBERAL, :, d, p, :, truth] = 0.95
+                pres[LIBERAL_ROLE, :, d, p, :, truth] = 0.95
     chanc = t["chancellor_claim"]
     for p in range(3):
         chanc[:, :, p, :, :] = 2.0
         chanc[:, :, p, :, p] = 10.0
         chanc[:, :, p, :, CHANCELLOR_SILENT] = 1.0
-        chanc[LIBERAL, :, p, :, :] = 0.005
-        chanc[LIBERAL, :, p, :, p] = 0.95
-        chanc[LIBERAL, :, p, :, CHANCELLOR_SILENT] = 0.05
+        chanc[LIBERAL_ROLE, :, p, :, :] = 0.005
+        chanc[LIBERAL_ROLE, :, p, :, p] = 0.95
+        chanc[LIBERAL_ROLE, :, p, :, CHANCELLOR_SILENT] = 0.05
     peek = t["peek_claim"]
     for j in range(4):
         peek[:, j, :] = 2.0
         peek[:, j, j] = 10.0
         peek[:, j, PEEK_SILENT] = 1.0
-        peek[LIBERAL, j, :] = 0.005
-        peek[LIBERAL, j, j], peek[LIBERAL, j, PEEK_SILENT] = 0.95, 0.05
+        peek[LIBERAL_ROLE, j, :] = 0.005
+        peek[LIBERAL_ROLE, j, j], peek[LIBERAL_ROLE, j, PEEK_SILENT] = 0.95, 0.05
     inv = t["investigation_claim"]
-    inv[LIBERAL] = [[0.95, 0.01, 0.05], [0.01, 0.95, 0.05], [0.01, 0.95, 0.05]]
-    inv[FASCIST] = [[0.5, 0.45, 0.05], [0.9, 0.05, 0.05], [0.9, 0.05, 0.05]]
-    inv[HITLER] = [[0.7, 0.25, 0.05], [0.5, 0.45, 0.05], [0.5, 0.45, 0.05]]
+    inv[LIBERAL_ROLE] = [[0.95, 0.01, 0.05], [0.01, 0.95, 0.05], [0.01, 0.95, 0.05]]
+    inv[FASCIST_ROLE] = [[0.5, 0.45, 0.05], [0.9, 0.05, 0.05], [0.9, 0.05, 0.05]]
+    inv[HITLER_ROLE] = [[0.7, 0.25, 0.05], [0.5, 0.45, 0.05], [0.5, 0.45, 0.05]]
     make_blind(t, blind_roles(players))
     clamp_probabilities(t)
     normalise_claims(t)

@@ -53,6 +53,7 @@ import numpy.typing as npt
 
 from engine import Party, Policy, Power, Role, Setup, Variant
 from engine import events as ev
+from engine.fastsim import FASCIST_ROLE, HITLER_ROLE, LIBERAL_ROLE, ROLE_CODE, ROLE_OF_CODE
 from engine.views import PlayerView
 
 from .behaviour import (
@@ -63,18 +64,13 @@ from .behaviour import (
     ENACTED_FASCIST,
     ENACTED_LIBERAL,
     EXECUTION_POWER,
-    FASCIST,
-    HITLER,
     INVESTIGATE_POWER,
     INVESTIGATION_SILENT,
-    LIBERAL,
     OTHER_POS,
     PEEK_SILENT,
     PRESIDENT_CLAIM_INDEX,
     PRESIDENT_POS,
     PRESIDENT_SILENT,
-    ROLE_INDEX,
-    ROLES_BY_INDEX,
     SPECIAL_ELECTION_POWER,
     VETOED,
     Behaviour,
@@ -96,10 +92,10 @@ def every_deal(players: int, fascists: int) -> npt.NDArray[np.int8]:
     for hitler in range(players):
         others = [s for s in range(players) if s != hitler]
         for fascist_seats in combinations(others, fascists):
-            row = [LIBERAL] * players
-            row[hitler] = HITLER
+            row = [LIBERAL_ROLE] * players
+            row[hitler] = HITLER_ROLE
             for s in fascist_seats:
-                row[s] = FASCIST
+                row[s] = FASCIST_ROLE
             rows.append(row)
     table = np.array(rows, dtype=np.int8)
     table.setflags(write=False)
@@ -285,9 +281,9 @@ class Belief:
     def _set_roles(self, roles: npt.NDArray[np.int8]) -> None:
         self.roles = roles
         self._rows: dict[bytes, int] | None = None
-        self.is_liberal = (roles == LIBERAL).astype(np.float64)
-        self.is_fascist = (roles == FASCIST).astype(np.float64)
-        self.is_hitler = (roles == HITLER).astype(np.float64)
+        self.is_liberal = (roles == LIBERAL_ROLE).astype(np.float64)
+        self.is_fascist = (roles == FASCIST_ROLE).astype(np.float64)
+        self.is_hitler = (roles == HITLER_ROLE).astype(np.float64)
 
     # --- queries ----------------------------------------------------------------------
 
@@ -298,7 +294,7 @@ class Belief:
 
     def assignments(self) -> list[tuple[Role, ...]]:
         """The role assignments the rows of `probabilities()` stand for."""
-        return [tuple(ROLES_BY_INDEX[i] for i in row) for row in self.roles]
+        return [tuple(ROLE_OF_CODE[i] for i in row) for row in self.roles]
 
     def _weights(self, given_liberal: int | None) -> Array:
         weights = self.joint.sum(axis=(1, 2, 3, 4))
@@ -362,7 +358,7 @@ class Belief:
         """The row of `self.roles` holding this assignment, None if it was never possible."""
         if self._rows is None:
             self._rows = {row.tobytes(): i for i, row in enumerate(self.roles)}
-        key = np.array([ROLE_INDEX[r] for r in roles], dtype=np.int8).tobytes()
+        key = np.array([ROLE_CODE[r] for r in roles], dtype=np.int8).tobytes()
         return self._rows.get(key)
 
     def joint_probability(self, roles: Sequence[Role], draw_liberals: int | None = None) -> float:
@@ -492,7 +488,7 @@ class Belief:
         self.events_seen += 1
         if self.pending_execution is not None and not isinstance(event, ev.GameEnded):
             # The game went on after the execution: the victim was not Hitler.
-            self._weigh_assignments((self.roles[:, self.pending_execution] != HITLER) * 1.0)
+            self._weigh_assignments((self.roles[:, self.pending_execution] != HITLER_ROLE) * 1.0)
             self.pending_execution = None
         match event:
             case ev.GameStarted():
@@ -508,7 +504,7 @@ class Belief:
             case ev.ElectionResult():
                 self._election(event)
             case ev.ChancellorNotHitler():
-                self._weigh_assignments((self.roles[:, event.chancellor] != HITLER) * 1.0)
+                self._weigh_assignments((self.roles[:, event.chancellor] != HITLER_ROLE) * 1.0)
             case ev.PoliciesDrawn():
                 self._policies_drawn(event)
             case ev.PolicyDiscarded():
@@ -549,7 +545,7 @@ class Belief:
                 self.investigated.add(event.target)
                 self.investigation_window = (event.president, event.target)
             case ev.InvestigationResult():
-                shown = self.roles[:, event.target] != LIBERAL
+                shown = self.roles[:, event.target] != LIBERAL_ROLE
                 self._weigh_assignments((shown == (event.party is Party.FASCIST)) * 1.0)
             case ev.SpecialElectionCalled():
                 options = self._living_others(event.president)
@@ -577,9 +573,9 @@ class Belief:
     # --- role knowledge and the end ---------------------------------------------------
 
     def _role_dealt(self, event: ev.RoleDealt) -> None:
-        keep = self.roles[:, event.seat] == ROLE_INDEX[event.role]
+        keep = self.roles[:, event.seat] == ROLE_CODE[event.role]
         for other, role in event.known:
-            keep &= self.roles[:, other] == ROLE_INDEX[role]
+            keep &= self.roles[:, other] == ROLE_CODE[role]
         self._set_roles(self.roles[keep])
         self.joint = self.joint[keep]
         self.joint /= self.joint.sum()
@@ -588,7 +584,7 @@ class Belief:
 
     def _game_ended(self, roles: Sequence[Role]) -> None:
         self.over = True
-        truth = np.array([ROLE_INDEX[r] for r in roles], dtype=np.int8)
+        truth = np.array([ROLE_CODE[r] for r in roles], dtype=np.int8)
         match = np.all(self.roles == truth, axis=1)
         if match.any():
             self.joint = self.joint * match[:, None, None, None, None]
@@ -929,7 +925,7 @@ class PosteriorSampler:
         on_top = j - self._block_out if self._block_size else 0
         hand = {3: d, 4: p}.get(self._hand_axis) if self._hand_axis else None
         return BeliefSample(
-            roles=tuple(ROLES_BY_INDEX[i] for i in self._roles[a]),
+            roles=tuple(ROLE_OF_CODE[i] for i in self._roles[a]),
             draw_liberals=r + on_top,
             top_size=self._block_size,
             top_liberals=on_top,

@@ -40,7 +40,7 @@ from typing import ClassVar
 from engine import Action, Claim, Phase, PlayerView, Role, Setup, Variant, Vote
 from engine import events as ev
 from engine.chance import shuffle
-from engine.fastsim import RESHUFFLE_SEED_BITS, FastGame, view_variant
+from engine.fastsim import RESHUFFLE_SEED_BITS, ROLE_CODE, FastGame, view_variant
 from engine.variants import HITLER_ZONE
 
 from .base import Budget
@@ -49,7 +49,7 @@ from .belief import Belief, PosteriorSampler
 from .belief_agent import liberal_ballot
 from .belief_cache import belief_after
 from .claiming import claim_for
-from .determinize import FASCIST, HITLER, LIBERAL, Sampler, UniformSampler
+from .determinize import Sampler, UniformSampler
 from .model_search import ModelTree
 from .playouts import TableModel
 from .search import TreePolicy
@@ -69,8 +69,6 @@ CLEAR_BALLOT = 0.03
 # game sharing the machine (at four 10-player tables, 350 of 437 decisions are ballots:
 # `bench/ai_load_bench.py`'s by_phase).
 BALLOT_ITERATIONS = 200
-
-_ROLE_CODE = {Role.LIBERAL: LIBERAL, Role.FASCIST: FASCIST, Role.HITLER: HITLER}
 
 
 class BeliefSampler(UniformSampler):
@@ -99,7 +97,7 @@ class BeliefSampler(UniformSampler):
     def _codes(self, roles: tuple[Role, ...]) -> list[int] | None:
         """The assignment as role codes, None if hard knowledge rules it out."""
         if roles not in self._roles:
-            codes = tuple(_ROLE_CODE[r] for r in roles)
+            codes = tuple(ROLE_CODE[r] for r in roles)
             self._roles[roles] = self._allowed.get(codes)
         return self._roles[roles]
 

@@ -39,13 +39,19 @@ from itertools import combinations, product
 from math import comb
 from typing import Protocol
 
-from engine import Party, Phase, PlayerView, Policy, Role, Variant
+from engine import Party, Phase, PlayerView, Policy, Variant
 from engine import events as ev
 from engine.chance import shuffle
-from engine.fastsim import RESHUFFLE_SEED_BITS, FastGame, view_variant
+from engine.fastsim import (
+    FASCIST_ROLE,
+    HITLER_ROLE,
+    LIBERAL_ROLE,
+    RESHUFFLE_SEED_BITS,
+    ROLE_CODE,
+    FastGame,
+    view_variant,
+)
 
-LIBERAL, FASCIST, HITLER = 0, 1, 2  # role codes of `FastGame.roles`
-_ROLE_CODE = {Role.LIBERAL: LIBERAL, Role.FASCIST: FASCIST, Role.HITLER: HITLER}
 _TILE = {Policy.LIBERAL: 0, Policy.FASCIST: 1}
 _HAND_PHASES = (Phase.PRESIDENT_DISCARD, Phase.CHANCELLOR_ENACT, Phase.VETO_REPLY)
 
@@ -70,19 +76,21 @@ def allowed_roles(view: PlayerView) -> list[frozenset[int]]:
     """Per seat, the role codes the seat's hard knowledge leaves possible."""
     if view.seat is None:
         raise ValueError("A spectator has no information set to determinize.")
-    anyone = frozenset((LIBERAL, FASCIST, HITLER))
+    anyone = frozenset((LIBERAL_ROLE, FASCIST_ROLE, HITLER_ROLE))
     allowed = [anyone] * view.players
     for seat, role in enumerate(view.known_roles):
         if role is not None:
-            allowed[seat] = frozenset((_ROLE_CODE[role],))
+            allowed[seat] = frozenset((ROLE_CODE[role],))
     for event in view.events:
         if isinstance(event, ev.InvestigationResult) and event.seat == view.seat:
-            party = frozenset((LIBERAL,) if event.party is Party.LIBERAL else (FASCIST, HITLER))
+            party = frozenset(
+                (LIBERAL_ROLE,) if event.party is Party.LIBERAL else (FASCIST_ROLE, HITLER_ROLE)
+            )
             allowed[event.target] &= party
     not_hitler = set(view.not_hitler)
     not_hitler.update(s for s in range(view.players) if not view.alive[s])
     for seat in not_hitler:
-        allowed[seat] -= {HITLER}
+        allowed[seat] -= {HITLER_ROLE}
     return allowed
 
 
@@ -96,14 +104,14 @@ def possible_deals(view: PlayerView) -> list[list[int]]:
     fascists = view_variant(view).setup(players).fascists
     out: list[list[int]] = []
     for hitler in range(players):
-        if HITLER not in allowed[hitler]:
+        if HITLER_ROLE not in allowed[hitler]:
             continue
         others = [s for s in range(players) if s != hitler]
         for team in combinations(others, fascists):
-            roles = [LIBERAL] * players
-            roles[hitler] = HITLER
+            roles = [LIBERAL_ROLE] * players
+            roles[hitler] = HITLER_ROLE
             for s in team:
-                roles[s] = FASCIST
+                roles[s] = FASCIST_ROLE
             if all(roles[s] in allowed[s] for s in range(players)):
                 out.append(roles)
     if not out:

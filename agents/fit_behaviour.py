@@ -54,6 +54,7 @@ from engine import (
     Vote,
 )
 from engine import events as ev
+from engine.fastsim import LIBERAL_ROLE, ROLE_CODE
 
 from .behaviour import (
     CHANCELLOR_POS,
@@ -66,13 +67,11 @@ from .behaviour import (
     FITTED_PATH,
     INVESTIGATE_POWER,
     INVESTIGATION_SILENT,
-    LIBERAL,
     OTHER_POS,
     PEEK_SILENT,
     PRESIDENT_CLAIM_INDEX,
     PRESIDENT_POS,
     PRESIDENT_SILENT,
-    ROLE_INDEX,
     SHAPES,
     SPECIAL_ELECTION_POWER,
     VETOED,
@@ -163,7 +162,7 @@ class _Window:
 def count_game(record: GameRecord, counts: Counts) -> None:
     """Replay one game with full knowledge and count every decision into `counts`."""
     game = Game(record.players, variant=record.variant, seed=record.seed)
-    role = [ROLE_INDEX[r] for r in game.roles]
+    role = [ROLE_CODE[r] for r in game.roles]
     window: _Window | None = None
     drew = passed = 0
     peek: tuple[int, int] | None = None  # (peeker, Liberal tiles seen)
@@ -307,7 +306,7 @@ def luce_weights(choices: ChoiceCounts, prior: np.ndarray, strength: float) -> n
 
 
 def estimate(
-    counts: Counts, prior: Behaviour, strength: float, blind: tuple[int, ...] = (LIBERAL,)
+    counts: Counts, prior: Behaviour, strength: float, blind: tuple[int, ...] = (LIBERAL_ROLE,)
 ) -> Behaviour:
     """Tables from counts, each cell shrunk towards `prior` by `strength` observations.
 

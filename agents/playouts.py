@@ -43,6 +43,9 @@ from engine.fastsim import (
     DISCARD,
     ENACT,
     EXECUTE,
+    FASCIST_ROLE,
+    HITLER_ROLE,
+    LIBERAL_ROLE,
     NOMINATE,
     SPECIAL_ELECTION,
     VETO_REPLY,
@@ -51,7 +54,6 @@ from engine.fastsim import (
 )
 from engine.variants import HITLER_ZONE, VETO_AT
 
-LIBERAL, FASCIST, HITLER = 0, 1, 2  # role codes of `FastGame.roles`
 VETO = 2  # the chancellor's veto proposal in the step API
 
 FASCIST_TO_MATE = 0.5  # a Fascist president nominates a teammate this often (outside the zone)
@@ -166,7 +168,7 @@ class ModelPlayers:
     ) -> None:
         self.roles = roles = game.roles
         # Who acts on team knowledge: Fascists always, Hitler only with 5 or 6 players.
-        self.knows = [r == FASCIST or (r == HITLER and game.players <= 6) for r in roles]
+        self.knows = [r == FASCIST_ROLE or (r == HITLER_ROLE and game.players <= 6) for r in roles]
         self.hitler = game.hitler
         self.model = model
         self.n = n = game.players
@@ -186,7 +188,7 @@ class ModelPlayers:
         knows = self.knows
         pres, chanc = game.president, game.chancellor
         zone = game.fascist_policies >= HITLER_ZONE
-        team_gov = roles[pres] != LIBERAL or roles[chanc] != LIBERAL
+        team_gov = roles[pres] != LIBERAL_ROLE or roles[chanc] != LIBERAL_ROLE
         lib_chance = self.model.liberal_ja[zone][pres * self.n + chanc]
         if game.election_tracker >= 2 and lib_chance < LAX_JA:
             lib_chance = LAX_JA
@@ -225,10 +227,10 @@ class ModelPlayers:
                 return 0
             if hand_f == 3:
                 return 1
-            return 1 if roles[game.president] == LIBERAL else 0
+            return 1 if roles[game.president] == LIBERAL_ROLE else 0
         if phase == ENACT:
             hand_f = game.hand_fascists
-            liberal = roles[game.chancellor] == LIBERAL
+            liberal = roles[game.chancellor] == LIBERAL_ROLE
             can_veto = game.fascist_policies >= VETO_AT and not game.veto_refused
             if hand_f == 1:
                 return 0 if liberal else 1
@@ -236,7 +238,7 @@ class ModelPlayers:
                 return VETO  # only the other party's tiles: try to block them
             return hand_f >> 1  # both tiles alike: enact that one
         if phase == VETO_REPLY:
-            liberal = roles[game.president] == LIBERAL
+            liberal = roles[game.president] == LIBERAL_ROLE
             return int(game.hand_fascists == (2 if liberal else 0))
         pres = game.president
         options = game.legal_moves()
@@ -245,23 +247,23 @@ class ModelPlayers:
         knows = self.knows[pres]
         if phase == NOMINATE:
             zone = game.fascist_policies >= HITLER_ZONE
-            if knows and roles[pres] == FASCIST:
+            if knows and roles[pres] == FASCIST_ROLE:
                 if zone and self.hitler in options:
                     return self.hitler
                 if rand() < FASCIST_TO_MATE:
-                    mates = [s for s in options if roles[s] != LIBERAL]
+                    mates = [s for s in options if roles[s] != LIBERAL_ROLE]
                     if mates:
                         return mates[int(rand() * len(mates))]
             return _weighted(options, self.model.trust[zone], rand())
         if phase == SPECIAL_ELECTION:
             if knows:
-                mates = [s for s in options if roles[s] != LIBERAL]
+                mates = [s for s in options if roles[s] != LIBERAL_ROLE]
                 if mates:
                     return mates[int(rand() * len(mates))]
             return _weighted(options, self.model.trust[0], rand())
         if phase == EXECUTE:
             if knows:
-                targets = [s for s in options if roles[s] == LIBERAL] or list(options)
+                targets = [s for s in options if roles[s] == LIBERAL_ROLE] or list(options)
                 return targets[int(rand() * len(targets))]
             return _weighted(options, self.model.suspect, rand())
         # INVESTIGATE: no effect inside a playout, so uniform.

@@ -93,8 +93,10 @@ def _power_code(power: Power | None) -> int:
     return _NO_POWER if phase is None else _PHASE_CODE[phase]
 
 
-_LIBERAL_ROLE, _FASCIST_ROLE, _HITLER_ROLE = 0, 1, 2
-_ROLE_OF_CODE = (Role.LIBERAL, Role.FASCIST, Role.HITLER)
+# Role codes of `FastGame.roles` and of the agents' role axes: 0 Liberal, 1 Fascist, 2 Hitler.
+LIBERAL_ROLE, FASCIST_ROLE, HITLER_ROLE = 0, 1, 2
+ROLE_OF_CODE: tuple[Role, ...] = (Role.LIBERAL, Role.FASCIST, Role.HITLER)
+ROLE_CODE: dict[Role, int] = {role: code for code, role in enumerate(ROLE_OF_CODE)}
 _POLICY_OF_CODE = (Policy.LIBERAL, Policy.FASCIST)
 
 # The chancellor's distinct options, in `Game.legal_actions` order: index with
@@ -153,7 +155,7 @@ class _Table:
         setup = variant.setup(players)
         self.players = players
         self.role_pool: tuple[int, ...] = (
-            (_LIBERAL_ROLE,) * setup.liberals + (_FASCIST_ROLE,) * setup.fascists + (_HITLER_ROLE,)
+            (LIBERAL_ROLE,) * setup.liberals + (FASCIST_ROLE,) * setup.fascists + (HITLER_ROLE,)
         )
         self.liberal_tiles = setup.liberal_tiles
         self.fascist_tiles = setup.fascist_tiles
@@ -316,7 +318,7 @@ class FastGame:
         pile = [0] * table.liberal_tiles + [1] * table.fascist_tiles
         shuffle(pile, rng)
 
-        g = cls._blank(variant, players, table, roles, roles.index(_HITLER_ROLE))
+        g = cls._blank(variant, players, table, roles, roles.index(HITLER_ROLE))
         g.phase = NOMINATE
         g.president = president
         g.chancellor = -1
@@ -397,7 +399,7 @@ class FastGame:
         else:
             other = chance
 
-        roles = [_ROLE_OF_CODE.index(r) for r in game.roles]
+        roles = [ROLE_OF_CODE.index(r) for r in game.roles]
         g = cls._blank(game.variant, game.players, table, roles, game.hitler)
         g._copy_public(game)
         g.votes = dict(game.votes)
@@ -446,7 +448,7 @@ class FastGame:
         if variant is None:
             variant = view_variant(view)
         table = _table(variant, view.players)
-        g = cls._blank(variant, view.players, table, [_LIBERAL_ROLE] * view.players, -1)
+        g = cls._blank(variant, view.players, table, [LIBERAL_ROLE] * view.players, -1)
         g._copy_public(view)
         g._seating = _seating(view.alive)
         return g
@@ -473,7 +475,7 @@ class FastGame:
         g.variant = self.variant
         g.players = self.players
         g.roles = roles
-        g.hitler = roles.index(_HITLER_ROLE)
+        g.hitler = roles.index(HITLER_ROLE)
         g.phase = self.phase
         g.president = self.president
         g.chancellor = self.chancellor
@@ -1029,7 +1031,7 @@ class FastGame:
     @property
     def role_list(self) -> tuple[Role, ...]:
         """Every seat's role, as `Game.roles`."""
-        return tuple(_ROLE_OF_CODE[r] for r in self.roles)
+        return tuple(ROLE_OF_CODE[r] for r in self.roles)
 
     @property
     def phase_name(self) -> Phase:

@@ -20,12 +20,8 @@ import pytest
 
 from agents.behaviour import (
     CHANCELLOR_SILENT,
-    FASCIST,
-    HITLER,
-    LIBERAL,
     PRESIDENT_CLAIM_INDEX,
     PRESIDENT_SILENT,
-    ROLE_INDEX,
     STYLE_NAMES,
     STYLE_PRIOR,
     chancellor_claim_legal,
@@ -52,6 +48,7 @@ from engine import (
     Vote,
 )
 from engine import events as ev
+from engine.fastsim import FASCIST_ROLE, HITLER_ROLE, LIBERAL_ROLE, ROLE_CODE
 
 L, F = Policy.LIBERAL, Policy.FASCIST
 
@@ -73,7 +70,7 @@ def _random_step(game: Game, rng: random.Random) -> None:
 
 
 def _true_row(belief: Belief, roles: Sequence[Role]) -> int:
-    truth = np.array([ROLE_INDEX[r] for r in roles])
+    truth = np.array([ROLE_CODE[r] for r in roles])
     rows = np.flatnonzero(np.all(belief.roles == truth, axis=1))
     assert len(rows) == 1, "the true assignment must be enumerated"
     return int(rows[0])
@@ -133,11 +130,11 @@ def test_team_knowledge_and_own_role_are_exact() -> None:
         for seat in range(players):
             marginals = Belief.for_view(game.view(seat)).marginals()
             role = game.roles[seat]
-            assert marginals[seat][ROLE_INDEX[role]] == 1.0
+            assert marginals[seat][ROLE_CODE[role]] == 1.0
             knows_all = role is Role.FASCIST or (role is Role.HITLER and players <= 6)
             if knows_all:
                 for other, r in enumerate(game.roles):
-                    assert marginals[other][ROLE_INDEX[r]] == 1.0
+                    assert marginals[other][ROLE_CODE[r]] == 1.0
             elif role is Role.HITLER:  # at 7+ Hitler knows only that nobody else is Hitler
                 assert all(marginals[o][2] == 0.0 for o in range(players) if o != seat)
             else:
@@ -220,29 +217,29 @@ def _hand_behaviour():  # type: ignore[no-untyped-def]
     vote = np.full(base.vote_ja.shape, 0.5)
     nominate = np.ones(base.nominate_weight.shape)
     discard = np.array(base.discard_liberal)
-    discard[LIBERAL, :, 1:3] = 0.1
-    discard[FASCIST:, :, 1:3] = 0.6
+    discard[LIBERAL_ROLE, :, 1:3] = 0.1
+    discard[FASCIST_ROLE:, :, 1:3] = 0.6
     enact = np.array(base.enact_fascist)
-    enact[LIBERAL] = 0.1
-    enact[FASCIST:] = 0.7
+    enact[LIBERAL_ROLE] = 0.1
+    enact[FASCIST_ROLE:] = 0.7
     pres = np.zeros(base.president_claim.shape)
     chanc = np.zeros(base.chancellor_claim.shape)
     for enacted in range(3):
         for claim in range(pres.shape[-1]):
             if president_claim_legal(claim, enacted):
-                pres[FASCIST:, :, :, :, enacted, claim] = 1.0  # uniform over legal claims
+                pres[FASCIST_ROLE:, :, :, :, enacted, claim] = 1.0  # uniform over legal claims
         for d in range(4):
             for p in range(3):
                 truth = PRESIDENT_CLAIM_INDEX.get((d, p))
                 if truth is not None and president_claim_legal(truth, enacted):
-                    pres[LIBERAL, :, d, p, enacted, truth] = 0.9
-                pres[LIBERAL, :, d, p, enacted, PRESIDENT_SILENT] = 0.1
+                    pres[LIBERAL_ROLE, :, d, p, enacted, truth] = 0.9
+                pres[LIBERAL_ROLE, :, d, p, enacted, PRESIDENT_SILENT] = 0.1
         for p in range(3):
             for claim in range(chanc.shape[-1]):
                 if chancellor_claim_legal(claim, enacted):
-                    chanc[FASCIST:, :, p, enacted, claim] = 1.0
-            chanc[LIBERAL, :, p, enacted, p] = 0.9
-            chanc[LIBERAL, :, p, enacted, CHANCELLOR_SILENT] = 0.1
+                    chanc[FASCIST_ROLE:, :, p, enacted, claim] = 1.0
+            chanc[LIBERAL_ROLE, :, p, enacted, p] = 0.9
+            chanc[LIBERAL_ROLE, :, p, enacted, CHANCELLOR_SILENT] = 0.1
     pres_sum = pres.sum(axis=-1, keepdims=True)
     chanc_sum = chanc.sum(axis=-1, keepdims=True)
     return replace(
@@ -294,9 +291,9 @@ def test_posterior_of_one_session_computed_by_hand() -> None:
     both_fascist = (165 * 1 + 330 * 0.88 + 165 * 0.42) / 680 * 0.2 / 3
     expected: dict[tuple[int, ...], float] = {}
     for hitler, fascist in permutations((1, 2, 3, 4), 2):
-        row = [LIBERAL] * 5
-        row[hitler], row[fascist] = HITLER, FASCIST
-        bad_p, bad_c = row[1] != LIBERAL, row[2] != LIBERAL
+        row = [LIBERAL_ROLE] * 5
+        row[hitler], row[fascist] = HITLER_ROLE, FASCIST_ROLE
+        bad_p, bad_c = row[1] != LIBERAL_ROLE, row[2] != LIBERAL_ROLE
         expected[tuple(row)] = (
             both_fascist
             if bad_p and bad_c
@@ -312,7 +309,7 @@ def test_posterior_of_one_session_computed_by_hand() -> None:
     for row, weight in expected.items():
         assert got[row] == pytest.approx(weight / total, rel=1e-9)
     # The headline numbers, for the record: P(seat 1 on the Fascist team) by hand.
-    bad_1 = sum(w for row, w in expected.items() if row[1] != LIBERAL) / total
+    bad_1 = sum(w for row, w in expected.items() if row[1] != LIBERAL_ROLE) / total
     assert belief.party_fascist()[1] == pytest.approx(bad_1, rel=1e-9)
 
 

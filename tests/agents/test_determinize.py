@@ -15,9 +15,6 @@ from itertools import combinations
 import pytest
 
 from agents.determinize import (
-    FASCIST,
-    HITLER,
-    LIBERAL,
     Determinization,
     UniformSampler,
     allowed_roles,
@@ -37,10 +34,9 @@ from engine import (
     Variant,
 )
 from engine import events as ev
-from engine.fastsim import FastGame, move_of
+from engine.fastsim import FASCIST_ROLE, HITLER_ROLE, LIBERAL_ROLE, ROLE_CODE, FastGame, move_of
 from engine.variants import FASCISTS_BESIDES_HITLER
 
-_CODE = {Role.LIBERAL: LIBERAL, Role.FASCIST: FASCIST, Role.HITLER: HITLER}
 _TILE = {Policy.LIBERAL: 0, Policy.FASCIST: 1}
 
 
@@ -109,19 +105,23 @@ def check_consistent(view: PlayerView, det: Determinization, variant: Variant) -
     roles = det.roles
     # Roles: the deal's counts, own role, team knowledge, investigations, not Hitler.
     assert Counter(roles) == Counter(
-        {LIBERAL: setup.liberals, FASCIST: FASCISTS_BESIDES_HITLER[view.players], HITLER: 1}
+        {
+            LIBERAL_ROLE: setup.liberals,
+            FASCIST_ROLE: FASCISTS_BESIDES_HITLER[view.players],
+            HITLER_ROLE: 1,
+        }
     )
     for s, role in enumerate(view.known_roles):
         if role is not None:
-            assert roles[s] == _CODE[role]
-    assert view.role is not None and roles[seat] == _CODE[view.role]
+            assert roles[s] == ROLE_CODE[role]
+    assert view.role is not None and roles[seat] == ROLE_CODE[view.role]
     for event in view.events:
         if isinstance(event, ev.InvestigationResult) and event.seat == seat:
-            assert (roles[event.target] == LIBERAL) == (event.party is Party.LIBERAL)
+            assert (roles[event.target] == LIBERAL_ROLE) == (event.party is Party.LIBERAL)
     for s in view.not_hitler:
-        assert roles[s] != HITLER
+        assert roles[s] != HITLER_ROLE
     for s, alive in enumerate(view.alive):
-        assert alive or roles[s] != HITLER  # the game goes on: the dead were not Hitler
+        assert alive or roles[s] != HITLER_ROLE  # the game goes on: the dead were not Hitler
     # Tiles: pile size, discard size, hand size, conservation, own hand, peek on top.
     assert len(det.pile) == view.draw_pile
     assert det.discard_liberal + det.discard_fascist == view.discard_pile
@@ -196,10 +196,10 @@ def test_roles_are_uniform_over_consistent_deals() -> None:
     view = game.view(seat)
     deals = possible_deals(view)
     # 6 other seats hold 3 Liberals, 2 Fascists and Hitler: 6 * C(5, 2) = 60 deals.
-    assert len(deals) == 60 and all(d[seat] == LIBERAL for d in deals)
+    assert len(deals) == 60 and all(d[seat] == LIBERAL_ROLE for d in deals)
     sampler = UniformSampler(view)
     rng = random.Random(0)
-    hitler_seats = Counter(sampler.sample(rng).roles.index(HITLER) for _ in range(6000))
+    hitler_seats = Counter(sampler.sample(rng).roles.index(HITLER_ROLE) for _ in range(6000))
     assert set(hitler_seats) == set(range(7)) - {seat}
     assert all(850 < n < 1150 for n in hitler_seats.values()), hitler_seats  # 1,000 each
 
@@ -211,9 +211,9 @@ def test_hard_role_facts() -> None:
             view = game.view(seat)
             allowed = allowed_roles(view)
             for s in range(game.players):
-                assert _CODE[game.roles[s]] in allowed[s]  # never excludes the truth
+                assert ROLE_CODE[game.roles[s]] in allowed[s]  # never excludes the truth
             for s in view.not_hitler:
-                assert HITLER not in allowed[s]
+                assert HITLER_ROLE not in allowed[s]
             if view.role is Role.FASCIST or (view.role is Role.HITLER and game.players <= 6):
                 assert len(possible_deals(view)) == 1  # they know every role
 

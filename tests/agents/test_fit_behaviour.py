@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.behaviour import FASCIST, LIBERAL, load_behaviour
+from agents.behaviour import load_behaviour
 from agents.fit_behaviour import main, parse_mix
+from engine.fastsim import FASCIST_ROLE, LIBERAL_ROLE
 
 
 def test_mixes_with_weights_and_budgets() -> None:
@@ -41,8 +42,8 @@ def test_a_fit_of_selfish_play_reads_selfish_discards(tmp_path: Path) -> None:
                  "--out", str(out)]) == 0  # fmt: skip
     fitted = load_behaviour(5, out)
     # discard_liberal[role, chancellor role, Liberal tiles drawn, zone], mixed hands only.
-    liberal = fitted.discard_liberal[LIBERAL, :, 1:3, :].max()
-    fascist = fitted.discard_liberal[FASCIST, :, 1:3, :].min()
+    liberal = fitted.discard_liberal[LIBERAL_ROLE, :, 1:3, :].max()
+    fascist = fitted.discard_liberal[FASCIST_ROLE, :, 1:3, :].min()
     assert liberal < 0.2 < 0.8 < fascist, (liberal, fascist)
 
 
