@@ -54,6 +54,7 @@ import numpy.typing as npt
 from engine import Party, Policy, Power, Role, Setup, Variant
 from engine import events as ev
 from engine.fastsim import FASCIST_ROLE, HITLER_ROLE, LIBERAL_ROLE, ROLE_CODE, ROLE_OF_CODE
+from engine.variants import HITLER_ZONE, VETO_AT
 from engine.views import PlayerView
 
 from .behaviour import (
@@ -81,8 +82,6 @@ from .behaviour import (
 # Per seat: P(Liberal), P(Fascist), P(Hitler); the three sum to 1.
 Marginals = tuple[tuple[float, float, float], ...]
 Array = npt.NDArray[np.float64]
-HITLER_ZONE = 3
-VETO_AT = 5
 
 
 @cache

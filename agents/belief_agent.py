@@ -39,6 +39,7 @@ from engine import (
     Vote,
 )
 from engine import events as ev
+from engine.variants import FASCIST_TO_WIN, HITLER_ZONE
 
 from .base import AgentBase, Budget
 from .behaviour import load_behaviour
@@ -46,8 +47,6 @@ from .belief import Belief
 from .belief_cache import belief_after
 from .claiming import claim_for, seen
 
-HITLER_ZONE = 3
-FASCIST_TO_WIN = 6
 L, F = Policy.LIBERAL, Policy.FASCIST
 
 

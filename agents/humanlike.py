@@ -52,12 +52,12 @@ from engine import (
     Vote,
 )
 from engine import events as ev
+from engine.variants import HITLER_ZONE
 
 from .base import AgentBase, Budget
 from .claiming import fascist_claim, truthful_claims
 
 L, F = Policy.LIBERAL, Policy.FASCIST
-HITLER_ZONE = 3
 
 # The habits and their default rates (what a lively table of people does, roughly).
 HABITS: dict[str, float] = {
