@@ -39,20 +39,20 @@ from itertools import combinations, product
 from math import comb
 from typing import Protocol
 
-from engine import Party, Phase, PlayerView, Policy, Variant
+from engine import Party, Phase, PlayerView, Variant
 from engine import events as ev
 from engine.chance import shuffle
 from engine.fastsim import (
     FASCIST_ROLE,
     HITLER_ROLE,
     LIBERAL_ROLE,
+    POLICY_CODE,
     RESHUFFLE_SEED_BITS,
     ROLE_CODE,
     FastGame,
     view_variant,
 )
 
-_TILE = {Policy.LIBERAL: 0, Policy.FASCIST: 1}
 _HAND_PHASES = (Phase.PRESIDENT_DISCARD, Phase.CHANCELLOR_ENACT, Phase.VETO_REPLY)
 
 
@@ -179,21 +179,21 @@ def deck_knowledge(view: PlayerView, variant: Variant | None = None) -> DeckKnow
             sessions.append(current)
             position += 3
         elif isinstance(event, ev.PoliciesDrawn) and event.seat == me and current:
-            current.known = [_TILE[t] for t in event.tiles]
+            current.known = [POLICY_CODE[t] for t in event.tiles]
             current.exact = True
         elif isinstance(event, ev.PoliciesReceived) and event.seat == me and current:
-            fascist = sum(_TILE[t] for t in event.tiles)
+            fascist = sum(POLICY_CODE[t] for t in event.tiles)
             current.received = (len(event.tiles) - fascist, fascist)
         elif isinstance(event, ev.PolicyDiscarded) and event.seat == me and current:
             if current.exact and current.my_discard is None:
-                current.my_discard = _TILE[event.policy]
+                current.my_discard = POLICY_CODE[event.policy]
         elif isinstance(event, ev.PolicyEnacted):
             liberal_enacted = event.liberal_policies
             if event.chaos:
-                chaos_tiles.append(_TILE[event.policy])
+                chaos_tiles.append(POLICY_CODE[event.policy])
                 position += 1
             elif current is not None:
-                current.enacted = _TILE[event.policy]
+                current.enacted = POLICY_CODE[event.policy]
                 current.closed = True
                 current = None
         elif isinstance(event, ev.VetoReplied) and event.agreed and current is not None:
@@ -201,7 +201,7 @@ def deck_knowledge(view: PlayerView, variant: Variant | None = None) -> DeckKnow
             current = None
         elif isinstance(event, ev.PolicyPeeked) and event.seat == me:
             for i, tile in enumerate(event.tiles):
-                peeked[position + i] = _TILE[tile]
+                peeked[position + i] = POLICY_CODE[tile]
 
     if shuffled - position != view.draw_pile:
         raise ValueError(

@@ -48,13 +48,12 @@ from engine.fastsim import (
     LIBERAL_ROLE,
     NOMINATE,
     SPECIAL_ELECTION,
+    VETO,
     VETO_REPLY,
     VOTE,
     FastGame,
 )
 from engine.variants import HITLER_ZONE, VETO_AT
-
-VETO = 2  # the chancellor's veto proposal in the step API
 
 FASCIST_TO_MATE = 0.5  # a Fascist president nominates a teammate this often (outside the zone)
 FASCIST_JA_OTHERWISE = 0.4  # a Fascist's Ja for a government with no teammate

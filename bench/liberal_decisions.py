@@ -39,9 +39,10 @@ from typing import Any
 
 from agents.arena import ArenaError, parse_players, plan_game, resolve_pool
 from agents.belief import Belief
-from agents.belief_agent import HITLER_ZONE, liberal_ballot
+from agents.belief_agent import liberal_ballot
 from agents.registry import AgentSpec
 from engine import Execute, Game, GameRecord, Investigate, Nominate, Phase, Role, Vote
+from engine.variants import HITLER_ZONE
 
 # (numerator, denominator, label) of every rate reported per agent.
 RATES: tuple[tuple[str, str, str], ...] = (

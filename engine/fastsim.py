@@ -97,15 +97,17 @@ def _power_code(power: Power | None) -> int:
 LIBERAL_ROLE, FASCIST_ROLE, HITLER_ROLE = 0, 1, 2
 ROLE_OF_CODE: tuple[Role, ...] = (Role.LIBERAL, Role.FASCIST, Role.HITLER)
 ROLE_CODE: dict[Role, int] = {role: code for code, role in enumerate(ROLE_OF_CODE)}
-_POLICY_OF_CODE = (Policy.LIBERAL, Policy.FASCIST)
+# Tile codes: 0 Liberal, 1 Fascist (piles, hands and moves of the step API).
+POLICY_OF_CODE: tuple[Policy, ...] = (Policy.LIBERAL, Policy.FASCIST)
+POLICY_CODE: dict[Policy, int] = {policy: code for code, policy in enumerate(POLICY_OF_CODE)}
 
 # The chancellor's distinct options, in `Game.legal_actions` order: index with
 # [Fascist tiles among the two][veto may be proposed]. 0 Liberal, 1 Fascist, 2 veto.
-_VETO = 2
+VETO = 2  # the chancellor's veto proposal, as a move of the step API
 _ENACT_OPTIONS: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
-    ((0,), (0, _VETO)),
-    ((0, 1), (0, 1, _VETO)),
-    ((1,), (1, _VETO)),
+    ((0,), (0, VETO)),
+    ((0, 1), (0, 1, VETO)),
+    ((1,), (1, VETO)),
 )
 
 # What `FastGame.step` and `FastGame.cast` report the table learns beyond the move.
@@ -651,13 +653,13 @@ class FastGame:
                 options = _ENACT_OPTIONS[hand_f][veto_unlocked[fas] and not refused]
                 k = len(options)
                 policy = options[int(rand() * k)] if k > 1 else options[0]
-                if policy == _VETO:
+                if policy == VETO:
                     if record is not None:
                         record.append(ProposeVeto(chanc))
                     phase = VETO_REPLY
                 else:
                     if record is not None:
-                        record.append(Enact(chanc, _POLICY_OF_CODE[policy]))
+                        record.append(Enact(chanc, POLICY_OF_CODE[policy]))
                     # The other tile goes to the discard pile.
                     if hand_f - policy:
                         disc_f += 1
@@ -835,7 +837,7 @@ class FastGame:
             self.phase = ENACT
             return NOTHING
         if phase == ENACT:
-            if move == _VETO:
+            if move == VETO:
                 self.phase = VETO_REPLY
             else:
                 self._enact_from_hand(move)
@@ -986,11 +988,11 @@ class FastGame:
         if phase == NOMINATE:
             return Nominate(self.president, move)
         if phase == DISCARD:
-            return Discard(self.president, _POLICY_OF_CODE[move])
+            return Discard(self.president, POLICY_OF_CODE[move])
         if phase == ENACT:
-            if move == _VETO:
+            if move == VETO:
                 return ProposeVeto(self.chancellor)
-            return Enact(self.chancellor, _POLICY_OF_CODE[move])
+            return Enact(self.chancellor, POLICY_OF_CODE[move])
         if phase == VETO_REPLY:
             return VetoReply(self.president, bool(move))
         if phase == INVESTIGATE:
@@ -1016,7 +1018,7 @@ class FastGame:
     @property
     def draw_pile(self) -> list[Policy]:
         """The draw pile, top first."""
-        return [_POLICY_OF_CODE[t] for t in self._pile[self._top :]]
+        return [POLICY_OF_CODE[t] for t in self._pile[self._top :]]
 
     @property
     def discard_counts(self) -> tuple[int, int]:
@@ -1051,7 +1053,7 @@ def move_of(action: Action) -> int:
         case Discard(policy=policy) | Enact(policy=policy):
             return 0 if policy is Policy.LIBERAL else 1
         case ProposeVeto():
-            return _VETO
+            return VETO
         case VetoReply(agree=agree):
             return int(agree)
     raise ValueError(f"{action!r} is not a move of the step API.")

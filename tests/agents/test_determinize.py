@@ -34,10 +34,16 @@ from engine import (
     Variant,
 )
 from engine import events as ev
-from engine.fastsim import FASCIST_ROLE, HITLER_ROLE, LIBERAL_ROLE, ROLE_CODE, FastGame, move_of
+from engine.fastsim import (
+    FASCIST_ROLE,
+    HITLER_ROLE,
+    LIBERAL_ROLE,
+    POLICY_CODE,
+    ROLE_CODE,
+    FastGame,
+    move_of,
+)
 from engine.variants import FASCISTS_BESIDES_HITLER
-
-_TILE = {Policy.LIBERAL: 0, Policy.FASCIST: 1}
 
 
 def random_position(players: int, seed: int, rng: random.Random, variant: Variant) -> Game:
@@ -87,7 +93,7 @@ def peeked_on_top(view: PlayerView) -> tuple[int, ...]:
     top: tuple[int, ...] = ()
     for event in view.events:
         if isinstance(event, ev.PolicyPeeked) and event.seat == view.seat:
-            top = tuple(_TILE[t] for t in event.tiles)
+            top = tuple(POLICY_CODE[t] for t in event.tiles)
         elif isinstance(event, ev.ElectionResult) and event.elected:
             top = top[3:]
         elif isinstance(event, ev.PolicyEnacted) and event.chaos:
@@ -250,22 +256,22 @@ def brute_force_weights(view: PlayerView, variant: Variant) -> Counter[tuple[int
             sessions.append(Session(position))
             position += 3
         elif isinstance(event, ev.PoliciesDrawn) and event.seat == me:
-            sessions[-1].drawn = tuple(_TILE[t] for t in event.tiles)
+            sessions[-1].drawn = tuple(POLICY_CODE[t] for t in event.tiles)
         elif isinstance(event, ev.PoliciesReceived) and event.seat == me:
-            sessions[-1].received = sorted(_TILE[t] for t in event.tiles)
+            sessions[-1].received = sorted(POLICY_CODE[t] for t in event.tiles)
         elif isinstance(event, ev.PolicyDiscarded) and event.seat == me:
             if sessions[-1].drawn is not None and sessions[-1].my_discard is None:
-                sessions[-1].my_discard = _TILE[event.policy]
+                sessions[-1].my_discard = POLICY_CODE[event.policy]
         elif isinstance(event, ev.PolicyEnacted) and event.chaos:
-            exact.append((position, (_TILE[event.policy],)))
+            exact.append((position, (POLICY_CODE[event.policy],)))
             position += 1
         elif isinstance(event, ev.PolicyEnacted):
-            sessions[-1].enacted = _TILE[event.policy]
+            sessions[-1].enacted = POLICY_CODE[event.policy]
             sessions[-1].closed = True
         elif isinstance(event, ev.VetoReplied) and event.agreed:
             sessions[-1].closed = True
         elif isinstance(event, ev.PolicyPeeked) and event.seat == me:
-            exact.append((position, tuple(_TILE[t] for t in event.tiles)))
+            exact.append((position, tuple(POLICY_CODE[t] for t in event.tiles)))
     known = {p + i for p, tiles in exact for i in range(len(tiles))}
     unknown_pile = [p for p in range(position, size) if p not in known]
     others = ((1, 2), (0, 2), (0, 1))  # the two tiles left when position i is discarded
