@@ -74,7 +74,7 @@ async def open_table(tmp: Path, config: Config = FAST) -> AsyncIterator[Harness]
     The harness fails a test on any warning or error the bot logs; a bench reports them
     instead (`problems`), so every warning and error is let through here."""
     async with harness(
-        tmp, lambda host: DiscordGames(config, agents=InProcessAgents(), host=host), config=config
+        tmp, lambda: DiscordGames(config, agents=InProcessAgents()), config=config
     ) as table:
         table.expect_warning("")
         table.expect_error("")
