@@ -21,10 +21,9 @@ from dataclasses import dataclass
 
 from engine import Game
 
+from . import notices
 from .claim_windows import ClaimWindows
 from .deadlines import Deadlines
-
-CLOSED = "The claim window is closed."  # what a prompt still open says when the window ends
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +86,7 @@ class ClaimsRound:
         await self._wait(turn, humans, deadline)
         self.windows.shut()
         for seat in humans:
-            self.ports.close(seat, CLOSED)
+            self.ports.close(seat, notices.CLAIM_WINDOW_CLOSED)
         async with self._lock:
             self.windows.close(self.ports.turn(), seats)
             await self.ports.save()

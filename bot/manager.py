@@ -30,8 +30,9 @@ from engine import STANDARD, Game, RecordError, Variant
 from .agent_port import AgentPort, InProcessAgents, available, default_substitute
 from .config import ShardConflict
 from .frontends import bind_frontend
+from .notices import RESTART_NOTICE, RESUME_NOTICE
 from .ports import Frontend, SeatInfo
-from .session import RESTART_NOTICE, RESUME_NOTICE, GameSession, SessionOptions
+from .session import GameSession, SessionOptions
 from .storage import GameScope, SeatRecord, ShardLease, Storage, StorageError, StoredGame
 
 log = logging.getLogger(__name__)

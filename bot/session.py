@@ -67,6 +67,7 @@ from engine import (
 from engine import events as ev
 from engine.claims import OpenClaims
 
+from . import notices
 from .agent_port import DEFAULT_BUDGET_S, AgentPort, default_substitute, seat_seed
 from .ai_seats import AISeats, stand_in
 from .analysis import reveal_of, suspicion_after
@@ -98,7 +99,7 @@ from .suspicion import SuspicionTrack
 from .table_talk import TableVoices
 from .tasks import cancelled_here, consume
 from .timers import Timers
-from .wording import WAITING_FOR, action_question, option_label
+from .wording import CLAIM_QUESTION, SAY_NOTHING, WAITING_FOR, action_question, option_label
 
 log = logging.getLogger(__name__)
 
@@ -108,13 +109,6 @@ T = TypeVar("T")
 # The decision loop wakes at least this often to check that someone is on the clock, even
 # when nothing tells it to (a safety net: an AI task that ends always wakes it at once).
 SUPERVISE_EVERY_S = 30.0
-
-RESTART_NOTICE = "The bot restarted: the game resumes where it stopped."
-RESUME_NOTICE = "The game resumes where it stopped."
-PAUSED = (
-    "This game is paused because of an internal error. A host can type /resume to carry "
-    "on, or /cancel to end it."
-)
 
 # Public events after which front-ends that draw the board should redraw it.
 BOARD_EVENTS = (
@@ -228,7 +222,7 @@ class _Resume:
     expiries: dict[int, int]  # seat -> deadlines missed in a row
     claims_closed: set[int]  # seats whose claim windows of decision `turn` are over
     fallbacks: int = 0  # AI fallbacks counted before the restart
-    notice: str = RESTART_NOTICE  # what the table is told when the game carries on
+    notice: str = notices.RESTART_NOTICE  # what the table is told when the game carries on
     shown: int = 0  # actions whose every message the table was shown
     unshown: tuple[ev.Event, ...] = ()  # what the later actions caused, to announce again
 
@@ -286,7 +280,7 @@ class GameSession:
         self._table = self._make_table()
         self._substitute = self.options.substitute_spec
         self._fresh = resume is None
-        self._resume_notice = resume.notice if resume else RESTART_NOTICE
+        self._resume_notice = resume.notice if resume else notices.RESTART_NOTICE
         self._turn = resume.turn if resume else 0
         self._claims = ClaimWindows(  # who may still claim, and whose windows are over
             self._turn,
@@ -378,7 +372,7 @@ class GameSession:
         channel_id: int | None = None,
         clock: Callable[[], float] = time.time,
         state: Mapping[str, Any] | None = None,
-        notice: str = RESTART_NOTICE,
+        notice: str = notices.RESTART_NOTICE,
     ) -> GameSession:
         """Rebuild a stored game by replaying its record, ready to carry on where it stopped.
 
@@ -507,7 +501,7 @@ class GameSession:
 
     async def _say_nothing(self, seat: int) -> None:
         async with self._lock:
-            self._close(seat, PromptKind.CLAIM, "You said nothing.")
+            self._close(seat, PromptKind.CLAIM, notices.SAID_NOTHING)
             if seat in self._claims.open_seats:
                 self._claims.close(self._turn, [seat])
                 await self._save_state()
@@ -527,12 +521,10 @@ class GameSession:
         seat = self._member_seat(user_id)
         async with self._lock:
             if self._seats[seat].is_ai:
-                return "An AI already plays for you. Type /back to take your seat back."
+                return notices.ALREADY_AWAY
             await self._hand_over(seat, "afk")
-            self._post_notice(
-                f"{self._label(seat)} stepped away: an AI plays for them until they are back."
-            )
-        return "An AI plays your seat until you type /back."
+            self._post_notice(notices.stepped_away(self._label(seat)))
+        return notices.AWAY
 
     async def back(self, user_id: int) -> str:
         """Give the seat back to its member from their next decision; returns the reply."""
@@ -540,12 +532,12 @@ class GameSession:
         async with self._lock:
             info = self._seats[seat]
             if not info.is_ai:
-                return "You already play your own seat."
+                return notices.ALREADY_BACK
             await self._set_controller(seat, None, "back")
             self._expiries[seat] = 0
             await self._save_state()
-            self._post_notice(f"{self._label(seat)} is back and plays their own seat again.")
-        return "Welcome back: you decide again from your next decision."
+            self._post_notice(notices.came_back(self._label(seat)))
+        return notices.WELCOME_BACK
 
     # --- running ------------------------------------------------------------------------
 
@@ -618,8 +610,8 @@ class GameSession:
                 )
             was_paused = self.paused
             self._cancelled = True
-            self._close_all("The game was cancelled.")
-            self._post_notice(f"The game was cancelled: {reason}")
+            self._close_all(notices.CANCELLED)
+            self._post_notice(notices.cancelled(reason))
             if self._task is not None:
                 self._task.cancel()
             if was_paused:  # the dead game task left the outbox running for this
@@ -762,7 +754,7 @@ class GameSession:
                 seat,
                 self.game.phase.value,
             )
-            self._close(seat, PromptKind.ACTION, "An AI decides for this seat.")
+            self._close(seat, PromptKind.ACTION, notices.AI_DECIDES_HERE)
             self._spawn_ai(seat, turn, self._seats[seat].agent or self._substitute)
         for hook in self.on_step:
             hook(self)
@@ -772,7 +764,7 @@ class GameSession:
         if not self.options.talk or self.game.is_over:
             return
         for seat, words in await self._voices.remarks(self._ai_seats(), self._names()):
-            self._post_notice(f"💬 {self._table.seats[seat].name}: {words}")
+            self._post_notice(notices.remark(self._table.seats[seat].name, words))
 
     async def ask_ai(self, seat: int) -> str | None:
         """An AI seat's read of the table (`/ask`), from its own view only; None if the
@@ -790,7 +782,7 @@ class GameSession:
     async def _finish(self) -> None:
         game = self.game
         assert game.winner is not None and game.win_reason is not None
-        self._close_all("The game is over.")
+        self._close_all(notices.GAME_OVER)
         if self.store is not None:
             await self.store.finish_game(
                 self.game_id,
@@ -839,7 +831,7 @@ class GameSession:
                 self._spawn_ai(seat, turn, info.agent or self._substitute)
                 continue
             if info.is_ai:
-                self._close(seat, PromptKind.ACTION, "An AI decides for this seat.")
+                self._close(seat, PromptKind.ACTION, notices.AI_DECIDES_HERE)
                 self._spawn_ai(seat, turn, info.agent or self._substitute)
             elif PromptKind.ACTION not in self._open.get(seat, {}):
                 self._issue(self._action_prompt(seat, deadline))
@@ -856,7 +848,7 @@ class GameSession:
             if self._turn != turn or self.is_over or seat not in self.game.awaiting():
                 await self._save_state()  # a fallback counted meanwhile
                 return
-            self._close(seat, PromptKind.ACTION, "An AI decided for you.")
+            self._close(seat, PromptKind.ACTION, notices.AI_DECIDED)
             try:
                 await self._accept(action)
             except IllegalAction:  # never stall: a rule agent's legal move beats none
@@ -906,17 +898,15 @@ class GameSession:
             if info.is_ai or self.ai.deciding(seat):
                 continue
             self._expiries[seat] = self._expiries.get(seat, 0) + 1
-            self._close(seat, PromptKind.ACTION, "Time is up: an AI decides for you this time.")
+            self._close(seat, PromptKind.ACTION, notices.TIME_UP)
             label = self._label(seat)
             log.info("game %d: seat %d timed out", self.game_id, seat)
-            if self._expiries[seat] >= timers.max_expiries:
+            handed_over = self._expiries[seat] >= timers.max_expiries
+            if handed_over:
                 await self._hand_over(seat, "absent")
-                self._post_notice(
-                    f"{label} ran out of time {self._expiries[seat]} times in a row: an AI "
-                    "plays for them until they type /back."
-                )
-            else:
-                self._post_notice(f"{label} ran out of time: an AI decides for them this time.")
+            self._post_notice(
+                notices.timed_out(label, self._expiries[seat], handed_over=handed_over)
+            )
             self._spawn_ai(seat, turn, self._seats[seat].agent or self._substitute)
         await self._save_state()
 
@@ -937,7 +927,7 @@ class GameSession:
                 raise AIControlsSeat("An AI plays your seat now. Type /back to take it back.")
             await self._accept(action)
             if is_claim:
-                self._close(seat, PromptKind.CLAIM, "Your claim is made.")
+                self._close(seat, PromptKind.CLAIM, notices.CLAIM_MADE)
                 if seat in self._claims.open_seats and self.game.legal_claims(seat):
                     self._issue_claim_prompt(seat)  # e.g. the peek after the session
             elif self._expiries.get(seat):
@@ -974,7 +964,7 @@ class GameSession:
             self._turn = turn
             self._vote_start = None
             for seat in list(self._open):  # every earlier decision is settled now
-                reason = "Done." if seat == action.seat else "The game has moved on."
+                reason = notices.DONE if seat == action.seat else notices.MOVED_ON
                 self._close(seat, PromptKind.ACTION, reason)
         if not isinstance(action, Claim):
             self._claims.opened(before, self.game.open_claims)
@@ -1028,9 +1018,9 @@ class GameSession:
         names = ", ".join(self._label(s) for s in awaited)
         if game.phase is Phase.VOTE:
             living = game.alive_count
-            text = f"Votes: {len(voted)} of {living} in. Waiting for {names}."
+            text = notices.votes_in(len(voted), living, names)
         else:
-            text = f"Waiting for {names} to {WAITING_FOR[game.phase]}."
+            text = notices.waiting_for(names, WAITING_FOR[game.phase])
         self._show(Waiting(game.phase, awaited, voted, deadline, text))
 
     def _show(self, message: Message, *, mark: int | None = None) -> None:
@@ -1086,16 +1076,10 @@ class GameSession:
         """What a player is told while the game is paused."""
         failure = self.failure
         if isinstance(failure, DeliveryError):
-            return (
-                f"This game is paused: {failure} It goes on by itself once that is fixed; "
-                "a host can also type /cancel to end it."
-            )
+            return notices.paused_by_delivery(str(failure))
         if failure is not None:
-            return (
-                f"This game is paused because of an internal error ({type(failure).__name__}). "
-                "A host can type /resume to carry on, or /cancel to end it."
-            )
-        return PAUSED
+            return notices.paused_by_error(type(failure).__name__)
+        return notices.PAUSED
 
     # --- prompts ------------------------------------------------------------------------
 
@@ -1121,8 +1105,8 @@ class GameSession:
             f"c{self._turn}.{len(self.game.actions)}",
             seat,
             PromptKind.CLAIM,
-            "You may tell the table what you saw (optional, and you may lie).",
-            (*options, Option("Say nothing", None)),
+            CLAIM_QUESTION,
+            (*options, Option(SAY_NOTHING, None)),
             self._claims.deadline,
             view,
         )
@@ -1167,7 +1151,7 @@ class GameSession:
 
     async def _hand_over(self, seat: int, reason: str) -> None:
         await self._set_controller(seat, self._substitute, reason)
-        self._close(seat, PromptKind.ACTION, "An AI plays your seat now.")
+        self._close(seat, PromptKind.ACTION, notices.AI_PLAYS_NOW)
 
     async def _set_controller(self, seat: int, agent: str | None, reason: str) -> None:
         info = replace(self._seats[seat], agent=agent)

@@ -32,6 +32,8 @@ from engine import (
 from .narrate import tiles
 
 _WORD = {Policy.LIBERAL: "Liberal", Policy.FASCIST: "Fascist"}
+CLAIM_QUESTION = "You may tell the table what you saw (optional, and you may lie)."
+SAY_NOTHING = "Say nothing"  # a claim prompt's last option
 WAITING_FOR = {  # whom the table waits for, to do what
     Phase.NOMINATE: "nominate a chancellor",
     Phase.PRESIDENT_DISCARD: "discard a policy",

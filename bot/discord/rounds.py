@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import discord
 
+from .. import notices
 from ..ports import Prompt
 from .components import ComponentId, Route, button, view_of
 
@@ -25,12 +26,12 @@ MAX_CONTENT = 2000  # Discord's limit for a message's content
 # Reasons a prompt closes that say nothing the narration does not: not repeated.
 QUIET_REASONS = frozenset(
     {
-        "Done.",
-        "Your claim is made.",
-        "You said nothing.",
-        "The game has moved on.",
-        "The claim window is closed.",
-        "The game is over.",
+        notices.DONE,
+        notices.CLAIM_MADE,
+        notices.SAID_NOTHING,
+        notices.MOVED_ON,
+        notices.CLAIM_WINDOW_CLOSED,
+        notices.GAME_OVER,
     }
 )
 

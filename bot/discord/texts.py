@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .. import notices
+
 # --- lobby ---------------------------------------------------------------------------
 LOBBY_TITLE = "Secret Hitler: a new table"
 LOBBY_INTRO = "Press **Join** to take a seat. The host presses **Start** when everyone is in."
@@ -198,7 +200,7 @@ VOTE_WAITING = "Waiting for: {names}"
 VOTE_CLOSED = "**Vote closed.** {result}"
 VOTED = "Your vote is in: **{ballot}**. You can change it until the last vote is in."
 CHOSEN = "Done: {label}."
-CLAIM_SILENT = "You said nothing."
+CLAIM_SILENT = notices.SAID_NOTHING
 NOT_A_PLAYER = "You are not playing in this game; you can watch it here."
 NOT_YOUR_PROMPT = "This choice is for {label}, not for you."
 NOT_YOUR_HAND = "This hand belongs to {label}; only they can open it."

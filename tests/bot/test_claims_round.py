@@ -8,8 +8,9 @@ import time
 import pytest
 
 from bot.claim_windows import ClaimWindows
-from bot.claims_round import CLOSED, ClaimsPorts, ClaimsRound
+from bot.claims_round import ClaimsPorts, ClaimsRound
 from bot.deadlines import VISIBLE_SLACK_S, Deadlines
+from bot.notices import CLAIM_WINDOW_CLOSED as CLOSED
 from engine import Game
 
 TURN = 5  # the decision the round belongs to
