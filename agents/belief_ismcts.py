@@ -67,8 +67,12 @@ CLEAR_BALLOT = 0.03
 # A ballot's search stops here whatever the budget: nine AI seats vote at once, and
 # iterations spent on ballots are taken from the nominations, hands and powers of every
 # game sharing the machine (at four 10-player tables, 350 of 437 decisions are ballots:
-# `bench/ai_load_bench.py`'s by_phase).
+# `bench/ai_load_bench.py`'s by_phase). A Liberal mostly casts its sincere ballot anyway
+# (CLEAR_BALLOT); a Fascist's or Hitler's ballot is its search's, and 200 iterations cost
+# the Fascist team a lot: 0.744 as a Fascist over 250 games at 8,000 iterations, against
+# 0.857 with every decision at 10,000 (bench/results/README.md).
 BALLOT_ITERATIONS = 200
+FASCIST_BALLOT_ITERATIONS = 2_000
 
 
 class BeliefSampler(UniformSampler):
@@ -274,12 +278,14 @@ class BeliefISMCTSAgent(SearchAgent):
 
     def iteration_limit(self, view: PlayerView | None = None) -> tuple[int | None, float | None]:
         """(iterations, seconds) from the budget; iterations default to DEFAULT_ITERATIONS,
-        and a ballot runs at most BALLOT_ITERATIONS."""
+        and a ballot runs at most BALLOT_ITERATIONS (a Liberal's) or
+        FASCIST_BALLOT_ITERATIONS (a Fascist's or Hitler's)."""
         iterations, seconds = self.budget.iterations, self.budget.seconds
         if iterations is None and seconds is None:
             iterations = DEFAULT_ITERATIONS
         if view is not None and view.phase is Phase.VOTE:
-            iterations = min(iterations or BALLOT_ITERATIONS, BALLOT_ITERATIONS)
+            cap = BALLOT_ITERATIONS if view.role is Role.LIBERAL else FASCIST_BALLOT_ITERATIONS
+            iterations = min(iterations or cap, cap)
         return iterations, seconds
 
     # --- claims -----------------------------------------------------------------------

@@ -58,7 +58,7 @@ from typing import Any
 
 from pebble import ProcessExpired
 
-from engine import Action, Claim, Game, Phase, PlayerView
+from engine import Action, Claim, Game, Phase, PlayerView, Role
 
 from .base import Answer, Budget
 from .fallback import rule_action
@@ -156,19 +156,21 @@ class ShortDecisions:
     OVER = 2.0
 
     def __init__(self) -> None:
-        self._seconds: dict[tuple[str, Kind, Phase], float] = {}
+        # By agent, kind, phase and the deciding seat's role (a Fascist's ballot searches
+        # longer than a Liberal's); held in memory only, never logged.
+        self._seconds: dict[tuple[str, Kind, Phase, Role | None], float] = {}
 
-    def need(self, spec: str, kind: Kind, phase: Phase) -> float | None:
+    def need(self, spec: str, kind: Kind, view: PlayerView) -> float | None:
         """The expected seconds of such a decision, None if it thinks as long as let."""
-        return self._seconds.get((spec, kind, phase))
+        return self._seconds.get((spec, kind, view.phase, view.role))
 
-    def ended(self, spec: str, kind: Kind, phase: Phase, took: float, left: float) -> None:
+    def ended(self, spec: str, kind: Kind, view: PlayerView, took: float, left: float) -> None:
         """A decision took `took` seconds and ended `left` seconds before its share did.
 
         Cut short by its share, it says nothing about its need unless the share was well
         over the need known: then this kind of decision no longer stops on its own.
         """
-        key = (spec, kind, phase)
+        key = (spec, kind, view.phase, view.role)
         known = self._seconds.get(key)
         if left >= self.EARLY_S:
             self._seconds[key] = took if known is None else known + self.WEIGHT * (took - known)
@@ -520,7 +522,7 @@ class AgentService:
                 continue  # its caller left
             now = time.monotonic()
             waiting = [
-                (other.due, self._short.need(other.spec, other.kind, other.view.phase))
+                (other.due, self._short.need(other.spec, other.kind, other.view))
                 for _, other in self._queue
                 if not other.outcome.done()
             ]
@@ -575,7 +577,7 @@ class AgentService:
             if exc is None:
                 now = time.monotonic()
                 self._short.ended(
-                    job.spec, job.kind, job.view.phase, now - job.started, job.think_until - now
+                    job.spec, job.kind, job.view, now - job.started, job.think_until - now
                 )
                 job.outcome.set_result(future.result())
             elif isinstance(exc, TimeoutError):

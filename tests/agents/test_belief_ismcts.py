@@ -347,6 +347,14 @@ def test_a_ballot_searches_at_most_ballot_iterations_whatever_the_budget() -> No
         agent = BeliefISMCTSAgent(view.seat, 1, budget)
         agent.observe(view)
         assert agent.search(view, random.Random(0)).iterations <= module.BALLOT_ITERATIONS
+    # A Fascist's or Hitler's ballot searches longer, and still within its own cap.
+    fascist = next(
+        v for v in positions(120, seed=5) if v.phase is Phase.VOTE and v.role is not Role.LIBERAL
+    )
+    assert fascist.seat is not None
+    agent = BeliefISMCTSAgent(fascist.seat, 1, Budget(iterations=5_000))
+    assert agent.iteration_limit(fascist) == (module.FASCIST_BALLOT_ITERATIONS, None)
+    assert agent.iteration_limit(view) == (module.BALLOT_ITERATIONS, None)
     # Other decisions keep the whole budget.
     nomination = next(v for v in positions(40, seed=3) if v.phase is Phase.NOMINATE)
     assert BeliefISMCTSAgent(0, 1, Budget(iterations=5_000)).iteration_limit(nomination) == (

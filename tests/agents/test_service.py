@@ -28,7 +28,7 @@ from agents.belief_agent import BeliefAgent
 from agents.random_agent import RandomAgent
 from agents.registry import AGENTS, make_agent
 from agents.service import AgentService, Priority, ShortDecisions, _Job, thinking_share
-from engine import Action, Claim, Game, Nominate, Phase, PlayerView
+from engine import Action, Claim, Game, Nominate, Phase, PlayerView, Role
 
 GENEROUS_S = 10.0  # a budget no healthy worker misses, even on a loaded machine
 LATE_S = 1.5  # how far past its budget an answer may come and still count as in time
@@ -220,9 +220,15 @@ async def test_seats_deciding_at_once_share_the_window_instead_of_falling_back()
         assert answer.iterations is not None and answer.iterations > 0
     assert elapsed < 2.0 + LATE_S
     # Planned as one set: the ballot asked first does not take the whole window and
-    # leave the others the minimum (it did: 25,000 iterations against ~500 each).
-    iterations = [answer.iterations or 0 for answer in answers]
-    assert max(iterations) < 5 * min(iterations), iterations
+    # leave the others the minimum (it did: 25,000 iterations against ~500 each). A
+    # Liberal's ballot and a Fascist's have caps of their own: compared within a role.
+    for liberal in (True, False):
+        iterations = [
+            answer.iterations or 0
+            for view, answer in zip(views, answers, strict=True)
+            if (view.role is Role.LIBERAL) == liberal
+        ]
+        assert iterations and max(iterations) < 5 * min(iterations), iterations
 
 
 async def test_a_busy_pool_answers_late_within_the_tables_patience_not_with_a_fallback() -> None:
@@ -470,17 +476,22 @@ def test_decisions_that_stop_on_their_own_leave_the_rest_of_the_window() -> None
 
 def test_the_service_learns_which_decisions_stop_on_their_own() -> None:
     short = ShortDecisions()
-    assert short.need("belief-ismcts", "act", Phase.VOTE) is None
-    short.ended("belief-ismcts", "act", Phase.VOTE, took=0.03, left=1.5)
-    assert short.need("belief-ismcts", "act", Phase.VOTE) == pytest.approx(0.03)
-    short.ended("belief-ismcts", "act", Phase.VOTE, took=0.05, left=1.5)
-    assert 0.03 < (short.need("belief-ismcts", "act", Phase.VOTE) or 0) < 0.05
+    ballot = _view_in(Phase.VOTE)
+    assert short.need("belief-ismcts", "act", ballot) is None
+    short.ended("belief-ismcts", "act", ballot, took=0.03, left=1.5)
+    assert short.need("belief-ismcts", "act", ballot) == pytest.approx(0.03)
+    short.ended("belief-ismcts", "act", ballot, took=0.05, left=1.5)
+    assert 0.03 < (short.need("belief-ismcts", "act", ballot) or 0) < 0.05
+    # Learned per role: another role's ballot (a Fascist's searches longer) is unknown.
+    votes = (v for v in _decision_views(7, 9) if v.phase is Phase.VOTE)
+    other = next(v for v in votes if v.role != ballot.role)
+    assert short.need("belief-ismcts", "act", other) is None
     # Cut short by a share below its need: still a short kind of decision.
-    short.ended("belief-ismcts", "act", Phase.VOTE, took=0.01, left=0.0)
-    assert short.need("belief-ismcts", "act", Phase.VOTE) is not None
+    short.ended("belief-ismcts", "act", ballot, took=0.01, left=0.0)
+    assert short.need("belief-ismcts", "act", ballot) is not None
     # One that ran to the end of a share well over its need is open-ended again.
-    short.ended("belief-ismcts", "act", Phase.VOTE, took=0.2, left=0.0)
-    assert short.need("belief-ismcts", "act", Phase.VOTE) is None
+    short.ended("belief-ismcts", "act", ballot, took=0.2, left=0.0)
+    assert short.need("belief-ismcts", "act", ballot) is None
 
 
 async def test_the_queue_runs_earliest_deadline_first_and_retries_before_all() -> None:
