@@ -223,7 +223,7 @@ class GameCommands(commands.Cog):
         """A bot-only game, if the channel is free."""
         assert interaction.channel_id is not None  # see BotTree.interaction_check
         if self.bot.games.game_in(interaction.channel_id) is not None:
-            await interaction.response.send_message(texts.GAME_ALREADY_HERE, ephemeral=True)
+            await answer(interaction, texts.GAME_ALREADY_HERE)
             return
         await acknowledge(interaction)  # the lobby may have to be read from the database
         if await self.bot.lobbies.book.get(interaction.channel_id) is not None:
@@ -236,7 +236,7 @@ class GameCommands(commands.Cog):
     @app_commands.command(name="rules", description="The rules of Secret Hitler, in short.")
     async def rules(self, interaction: discord.Interaction) -> None:
         """Show the rules to the member who asked."""
-        await interaction.response.send_message(embed=info.rules_embed(), ephemeral=True)
+        await answer(interaction, embed=info.rules_embed())
 
     @app_commands.command(name="history", description="The latest games of this server.")
     @app_commands.guild_only()
@@ -341,24 +341,22 @@ class GameCommands(commands.Cog):
         show_only = all(v is None for v in changes.values())
         # default_permissions can be widened by a server admin: check the real permission.
         if not show_only and not interaction.permissions.manage_guild:
-            await interaction.response.send_message(texts.SETTINGS_NEED_MANAGE, ephemeral=True)
+            await answer(interaction, texts.SETTINGS_NEED_MANAGE)
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         if show_only:
             settings = await storage.get_settings(interaction.guild_id)
             options = default_options(self.bot.config, settings)
-            await interaction.followup.send(embed=info.settings_embed(options), ephemeral=True)
+            await answer(interaction, embed=info.settings_embed(options))
             return
         try:
             options = await info.update_settings(
                 storage, self.bot.config, interaction.guild_id, changes
             )
         except LobbyError as exc:
-            await interaction.followup.send(str(exc), ephemeral=True)
+            await answer(interaction, str(exc))
             return
-        await interaction.followup.send(
-            texts.SETTINGS_SAVED, embed=info.settings_embed(options), ephemeral=True
-        )
+        await answer(interaction, texts.SETTINGS_SAVED, embed=info.settings_embed(options))
 
 
 def _override(options: LobbyOptions, **changes: object) -> None:

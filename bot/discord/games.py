@@ -299,7 +299,7 @@ class DiscordGames:
             return
         if cid.action == ROLE:
             text = secrets_text(session.private_view(seat), [s.name for s in session.table.seats])
-            await interaction.response.send_message(text, ephemeral=True)
+            await answer(interaction, text)
         elif session.table.seats[seat].is_ai and not _open_claim(session, seat, cid.action):
             await answer(interaction, texts.AI_PLAYS_YOUR_SEAT)  # claims stay the member's
         elif cid.action == HAND:
@@ -352,9 +352,7 @@ class DiscordGames:
             await answer(interaction, texts.HAND_NOT_YET if waits else texts.HAND_EMPTY)
             return
         # The question names the policies in hand: this reply is for the seat alone.
-        await interaction.response.send_message(
-            prompt.question, view=hand_components(session.table, prompt), ephemeral=True
-        )
+        await answer(interaction, prompt.question, view=hand_components(session.table, prompt))
 
     async def _choose(
         self, interaction: discord.Interaction, session: GameSession, seat: int, cid: ComponentId
@@ -447,7 +445,7 @@ class DiscordGames:
             seat = session.table.seat_of(interaction.user.id)
             assert seat is not None
         text = secrets_text(session.private_view(seat), [s.name for s in session.table.seats])
-        await interaction.response.send_message(text, ephemeral=True)
+        await answer(interaction, text)
 
     async def afk(self, interaction: discord.Interaction) -> None:
         """/afk: an AI plays the member's seat until /back."""
@@ -564,9 +562,7 @@ class DiscordGames:
         meta.cancel_votes.add(user_id)
         count = len(meta.cancel_votes)
         if count < needed:
-            await interaction.response.send_message(
-                texts.CANCEL_AGREED.format(count=count, needed=needed), ephemeral=True
-            )
+            await answer(interaction, texts.CANCEL_AGREED.format(count=count, needed=needed))
             return
         await interaction.response.edit_message(
             content=texts.GAME_CANCELLED, view=None, allowed_mentions=discord.AllowedMentions.none()

@@ -266,7 +266,7 @@ class LobbyControl:
                     embed=lobby_embed(draft), view=lobby_view(draft)
                 )
             else:
-                await interaction.followup.send(note, ephemeral=True)
+                await answer(interaction, note)
                 await self._edit_lobby_message(
                     interaction, draft, lobby_embed(draft), lobby_view(draft)
                 )
