@@ -68,6 +68,9 @@ class Record:
     seconds: float
     iterations: int | None
     fallback: str | None
+    # The deciding seat's party (a bench figure after the fact: Liberal and Fascist
+    # ballots search to different caps, see `ballots_by_party`).
+    party: str | None = None
 
 
 @dataclass
@@ -112,7 +115,14 @@ class RecordingPort:
 
     def _record(self, kind: str, view: PlayerView, answer: Answer[Any]) -> None:
         self.records.append(
-            Record(kind, view.phase.value, answer.seconds, answer.iterations, answer.fallback)
+            Record(
+                kind,
+                view.phase.value,
+                answer.seconds,
+                answer.iterations,
+                answer.fallback,
+                None if view.role is None else view.role.party.value,
+            )
         )
 
 
@@ -293,13 +303,21 @@ async def run(
         "loop_lag_p99_ms": _rounded(1000 * (_percentile(lags, 0.99) or 0.0), 1),
         "wall_s": round(wall_s, 1),
         "by_phase": _by_phase(decisions),
+        "ballots_by_party": _by_phase(
+            [
+                dataclasses.replace(r, phase=r.party or "unknown")
+                for r in decisions
+                if r.phase == "vote"
+            ]
+        ),
         "service": stats,
     }
 
 
 def _by_phase(decisions: list[Record]) -> dict[str, dict[str, Any]]:
-    """Where the time and the iterations go: per phase, the decisions, their seconds
-    (p50, p95) and iterations (p50, p5; a decision with one legal move runs none)."""
+    """Where the time and the iterations go: per phase (or whatever `Record.phase`
+    holds), the decisions, their seconds (p50, p95) and iterations (p50, p5; a decision
+    with one legal move runs none)."""
     phases: dict[str, list[Record]] = {}
     for record in decisions:
         phases.setdefault(record.phase, []).append(record)
@@ -339,6 +357,11 @@ def _human(figures: dict[str, Any]) -> str:
         f"  {phase}: {row['decisions']} decisions ({row['searched']} searched), "
         f"p50 {row['p50_s']} s, iterations p50 {row['iterations_p50']}, p5 {row['iterations_p5']}"
         for phase, row in figures["by_phase"].items()
+    ]
+    lines += [
+        f"  ballots of the {party} party: {row['decisions']}, iterations p50 "
+        f"{row['iterations_p50']}, p5 {row['iterations_p5']}"
+        for party, row in figures["ballots_by_party"].items()
     ]
     lines += [f"  stuck: {detail}" for detail in figures["stuck_games"]]
     service = ", ".join(f"{key} {value}" for key, value in figures["service"].items())
