@@ -102,6 +102,11 @@ class Priority(IntEnum):
     BALLOT = 2  # one of several at once, sharing the vote's window
 
 
+# Set aside this many times what the short decisions queued are expected to need: more
+# decisions arrive while one thinks (other tables' ballots, claims) and estimates vary.
+NEED_MARGIN = 2.0
+
+
 def thinking_share(
     now: float, due: float, waiting: Sequence[tuple[float, float | None]], slots: int
 ) -> float:
@@ -112,9 +117,9 @@ def thinking_share(
     `waiting` holds each queued decision's deadline and its need: the seconds it is
     expected to take when it stops on its own before its share (a ballot capped in
     iterations, see `ShortDecisions`), or None when it thinks as long as it is let.
-    For each queued deadline d, twice the needs of the decisions due by d (`NEED_MARGIN`) are
-    set aside and
-    this decision (it starts now) and the k - 1 open-ended ones due by d share the rest,
+    For each queued deadline d, twice the needs of the decisions due by d (`NEED_MARGIN`)
+    are set aside, and this decision (it starts now) and the k - 1 open-ended ones due by
+    d share the rest,
     `slots` at a time: this one takes at most (d - now - 2 needs / slots) / ceil(k / slots).
     Nine open-ended ballots asked together (due a few microseconds apart) thus get a
     ninth of the window each on one worker; a nomination due in a minute does not
@@ -134,13 +139,8 @@ def thinking_share(
     return share
 
 
-# Set aside this many times what the short decisions queued are expected to need: more
-# decisions arrive while one thinks (other tables' ballots, claims) and estimates vary.
-NEED_MARGIN = 2.0
-
-
 class ShortDecisions:
-    """What decisions that stop on their own take, by agent, kind and phase.
+    """What decisions that stop on their own take, by agent, kind, phase and role.
 
     A search capped in iterations (belief-ISMCTS's ballots) ends well before the share of
     time it was given; the service then plans the queue with what such decisions took
