@@ -79,6 +79,8 @@ from discord_traffic import (  # noqa: E402
     code_version,
     open_lobby,
     open_table,
+    payload_parts,
+    payload_text,
     problems,
     reveal_posted,
     seeded_deals,
@@ -96,7 +98,7 @@ from tests.bot.discord.driver import (  # noqa: E402
     text_of,
     undecided,
 )
-from tests.bot.discord.harness import Harness  # noqa: E402
+from tests.bot.discord.harness import Harness, text  # noqa: E402
 
 KINDS = {"5xx": 0.35, "429": 0.25, "network": 0.25, "lost_response": 0.15}
 RETRY_AFTER_S = (0.01, 0.2)
@@ -249,7 +251,11 @@ class DuplicateWatch:
         for message in list(backend.messages.get(self.table.channel.id, {}).values()):
             if message.is_ephemeral or not message.components:
                 continue
-            parts = [c for row in message.components for c in row.get("components", [])]
+            parts = [
+                c
+                for c in payload_parts({"components": message.components})
+                if c.get("type") in (2, 3)
+            ]
             labels = [c.get("label") or "" for c in parts]
             if "Ja" in labels:
                 found.setdefault(("vote",), []).append(message.id)
@@ -273,8 +279,11 @@ class DuplicateWatch:
                 self.extra.update(new)
                 self.stale.update(sorted(ids)[:-1])
                 if new and len(self.examples) < 5:
+                    stored = self.table.env.backend.messages[self.table.channel.id]
                     contents = [
-                        self.table.env.backend.messages[self.table.channel.id][i].content
+                        payload_text(
+                            {"content": stored[i].content, "components": stored[i].components}
+                        )
                         for i in sorted(ids)
                     ]
                     self.examples.append(
@@ -315,7 +324,7 @@ class Members:
             for member in self.humans:
                 if not self.mine(message, member):
                     continue
-                if "Ja" in labels and not _waited_for(message.content, member.name):
+                if "Ja" in labels and not _waited_for(text(message), member.name):
                     continue
                 out.append((message, member))
         return out

@@ -127,13 +127,15 @@ class Post:
 
     `board` is the spectator view right after these events (render it as you like);
     `board_changed` is True when the board itself moved (a policy, the tracker, a death),
-    a hint for front-ends that redraw the board only then.
+    a hint for front-ends that redraw the board only then. `last`: the game ends with
+    this notice and no reveal follows (it was cancelled): nothing is awaited any more.
     """
 
     text: str
     events: tuple[Event, ...] = ()
     board: PlayerView | None = None
     board_changed: bool = False
+    last: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -611,7 +611,7 @@ class GameSession:
             was_paused = self.paused
             self._cancelled = True
             self._close_all(notices.CANCELLED)
-            self._post_notice(notices.cancelled(reason))
+            self._show(Post(notices.cancelled(reason), last=True))
             if self._task is not None:
                 self._task.cancel()
             if was_paused:  # the dead game task left the outbox running for this

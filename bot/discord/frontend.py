@@ -9,6 +9,10 @@ What goes where:
   it, at most once per burst of the game (`flush`), and only when it would read
   differently. The next vote starts the next round's message. Narration with no round
   to join (the start) is posted, and that message becomes the round's.
+- The current round's message is the game's live board (`bot.discord.board`, a
+  Components V2 layout): status line, board image, story, controls and **Show my
+  role**. A round that is over is edited down to its story (`_retire_round`), so one
+  message at a time shows the game as it stands; none is left once the game is over.
 - `post` (public): narration; the board image is attached whenever the board moved. The
   game's first message carries **Show my role**; a peek or an investigation carries
   **Show what you saw**. Both answer the clicking member only, ephemerally.
@@ -52,7 +56,7 @@ import io
 import logging
 import random
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 import discord
@@ -82,6 +86,7 @@ from ..narrate import narrate, tiles
 from ..ports import PermissionLost, Post, Private, Prompt, PromptKind, Reveal, Table, Waiting
 from ..storage import ShownMessage
 from . import texts
+from .board import Look, layout, status_text
 from .components import ComponentId, Route, button, select, view_of
 from .delivery import (
     MessageGone,
@@ -328,6 +333,7 @@ class _Vote:
     refresh: asyncio.Task[None] | None = None  # a coalesced edit waiting to go
     restored_deadline: float | None = None  # the deadline it showed before a restart
     preamble: str = ""  # the narration that leads the message (the nomination...)
+    image: bool = False  # the message holds a board image
 
 
 Extra = tuple[ComponentId, str, discord.ButtonStyle]  # a narration's button
@@ -366,6 +372,8 @@ class _GameState:
     blocked: bool = False  # the members were told the game cannot be shown
     held: _Held = field(default_factory=_Held)  # narration waiting for the next message
     round: RoundMessage | None = None  # the round's message, edited as the round goes
+    view: PlayerView | None = None  # the latest spectator view (the live board's status)
+    board: tuple[str, bytes] | None = None  # the latest board image, for each live board
     older: list[RoundMessage] = field(default_factory=list)  # earlier ones, calls open
 
     def rounds(self) -> list[RoundMessage]:
@@ -450,8 +458,10 @@ class DiscordFrontend:
         files: Sequence[tuple[str, bytes]] = (),
         pings: Sequence[int] = (),
         embed: discord.Embed | None = None,
+        look: Look | None = None,
     ) -> discord.Message:
-        """Post a message in the game's channel (see the module docstring)."""
+        """Post a message in the game's channel (see the module docstring); a `look` is a
+        live board (`bot.discord.board`), posted instead of `content` and `view`."""
         # From the cache (empty when it cannot tell: then Discord's answer tells).
         missing = missing_in(self.client, table.channel_id)
         blocking = [m for m in missing if m in BLOCKING]
@@ -463,14 +473,17 @@ class DiscordFrontend:
         if embed is not None and "Embed Links" in missing:
             await self._note_missing(table, "Embed Links")
             content, embed = await self._unembed(table, content, embed), None
+        if look is not None and not files:
+            look = replace(look, image=False)  # nothing to show
         try:
-            message = await self._post(table, content, view, files, pings, embed)
+            message = await self._post(table, content, view, files, pings, embed, look)
         except PermissionLost as exc:
             if not files and embed is None:
                 raise await self._blocked(table, exc.missing) from exc
             # The text never depends on an attachment or an embed going through.
             text = await self._unembed(table, content, embed)
-            message = await self._post(table, text, view, (), pings, None)
+            plain = None if look is None else replace(look, image=False)
+            message = await self._post(table, text, view, (), pings, None, plain)
         self.state(table.game_id).blocked = False
         return message
 
@@ -490,6 +503,7 @@ class DiscordFrontend:
         files: Sequence[tuple[str, bytes]],
         pings: Sequence[int],
         embed: discord.Embed | None,
+        look: Look | None = None,
     ) -> discord.Message:
         mentions = discord.AllowedMentions(
             users=[discord.Object(uid) for uid in pings], roles=False, everyone=False
@@ -502,6 +516,10 @@ class DiscordFrontend:
         async def send() -> discord.Message:
             # Fresh files for every try: a failed request has read them.
             attached = [discord.File(io.BytesIO(data), filename=name) for name, data in files]
+            if look is not None:  # Components V2: no content, the text is in the layout
+                return await channel.send(
+                    view=layout(look), files=attached, allowed_mentions=mentions, nonce=nonce
+                )
             if view is None:
                 return await channel.send(
                     content or None,
@@ -525,28 +543,33 @@ class DiscordFrontend:
         self,
         table: Table,
         message_id: int,
-        content: str,
-        view: discord.ui.View | None,
+        look: Look,
         *,
         files: Sequence[tuple[str, bytes]] = (),
     ) -> bool:
-        """Edit a message of the game (`files` replace its attachments); False if it is
-        gone or Discord refused (logged)."""
+        """Show `look` on a message of the game (`files` replace its attachments; a look
+        without its image drops them); False if it is gone or Discord refused (logged)."""
         message = self._channel(table).get_partial_message(message_id)
         if files and "Attach Files" in missing_in(self.client, table.channel_id):
             files = ()
+            look = replace(look, image=False)
             await self._note_missing(table, "Attach Files")
 
         async def edit() -> None:
             mentions = discord.AllowedMentions.none()
-            if not files:
-                await message.edit(content=content, view=view, allowed_mentions=mentions)
-                return
-            # Fresh files for every try: a failed request has read them.
-            attached = [discord.File(io.BytesIO(data), filename=name) for name, data in files]
-            await message.edit(
-                content=content, view=view, attachments=attached, allowed_mentions=mentions
-            )
+            shown = layout(look)
+            if files:
+                # Fresh files for every try: a failed request has read them.
+                attached = [discord.File(io.BytesIO(data), filename=name) for name, data in files]
+                await message.edit(
+                    content=None, view=shown, attachments=attached, allowed_mentions=mentions
+                )
+            elif look.image:  # the image the message holds stays
+                await message.edit(content=None, view=shown, allowed_mentions=mentions)
+            else:
+                await message.edit(
+                    content=None, view=shown, attachments=[], allowed_mentions=mentions
+                )
 
         try:
             await self._request(table, "an edit", edit)
@@ -556,6 +579,24 @@ class DiscordFrontend:
             log.warning("game %d: cannot edit message %d: %s", table.game_id, message_id, exc)
             return False
         return True
+
+    def _look(
+        self, table: Table, story: str, routes: Sequence[Route], *, live: bool, image: bool
+    ) -> Look:
+        """How a game message looks: the live board (status line, image, story, controls
+        and **Show my role**), or a past round's story and its calls still open."""
+        if not live:
+            return Look(story, tuple(routes))
+        state = self.state(table.game_id)
+        routes = list(routes)
+        # Whose turn it is: said by the calls when the board has any (with their timers),
+        # else by the status line (an AI thinking, a hand in play).
+        calls = any(route.cid.action != ROLE for route in routes)
+        status = status_text(state.view, None if calls else state.waiting)
+        if not any(route.cid.action == ROLE for route in routes):
+            game = str(table.game_id)
+            routes.append(button(ComponentId(game, ROLE), texts.BUTTON_ROLE))
+        return Look(story, tuple(routes), status, image)
 
     async def _blocked(self, table: Table, missing: Sequence[str]) -> Exception:
         """The error for a channel the bot may not post in; its members are told once, by
@@ -612,6 +653,15 @@ class DiscordFrontend:
         """Narrate public events in one message (with the board if it moved)."""
         state = self.state(table.game_id)
         text = post.text
+        if post.last:  # the game ends here (cancelled): no live board stays behind
+            if state.vote is not None:
+                await self._close_vote(table, state.vote, state.vote.ended or text)
+                state.vote = None
+            await self._flush(table, live=False)
+            await self._retire_round(table)
+            await self._show_rounds(table)
+            await self._post_text(table, text)
+            return
         result = next((e for e in post.events if isinstance(e, ev.ElectionResult)), None)
         if result is not None and state.vote is not None:
             line = narrate(result, table.labels) or ""
@@ -624,8 +674,12 @@ class DiscordFrontend:
             await self._close_vote(table, state.vote, state.vote.ended)
             state.vote = None
         files = []
-        if post.board is not None and (post.board_changed or not post.events):
-            files.append(await self._board_file(table, post.board))
+        if post.board is not None:
+            state.view = post.board
+            if post.board_changed or not post.events or state.board is None:
+                state.board = await self._board_file(table, post.board)
+                if post.board_changed or not post.events:
+                    files.append(state.board)
         if not text and not files:
             return
         extra: tuple[ComponentId, str, discord.ButtonStyle] | None = None
@@ -674,22 +728,33 @@ class DiscordFrontend:
         await self._show_rounds(table)
         await self._flush(table)
 
-    async def _flush(self, table: Table) -> None:
+    async def _flush(self, table: Table, *, live: bool = True) -> None:
         """Post the held narration (with its board and button) as one message, which
-        becomes the round's message (the next calls and narration are edited in)."""
+        becomes the round's message (the next calls and narration are edited in); not
+        `live`: as a story only, since the message the caller posts next is the live
+        board."""
         state = self.state(table.game_id)
         held = state.held
         if held.empty:
             return
         extra = held.extra
-        view = view_of(button(extra[0], extra[1], style=extra[2])) if extra else None
+        routes = [button(extra[0], extra[1], style=extra[2])] if extra and live else []
         parts = chunks(held.text(), MAX_CONTENT)
-        message = await self._post_text(
-            table, held.text(), view=view, files=[held.board] if held.board else []
-        )
+        for part in parts[:-1]:
+            await self._send(table, part)
+        board = (held.board or state.board) if live else None
+        files = [board] if board else []
+        look = self._look(table, parts[-1], routes, live=live, image=True)
+        message = await self._send(table, "", look=look, files=files)
         held.clear()
         await self._retire_round(table)
-        state.round = RoundMessage(message.id, [parts[-1]], extra=[extra] if extra else [])
+        if live:
+            state.round = RoundMessage(
+                message.id,
+                [parts[-1]],
+                extra=[extra] if extra else [],
+                image=bool(message.attachments),
+            )
 
     def _lead(self, table: Table, room: int) -> tuple[str, list[tuple[str, bytes]]]:
         """The held narration and board, to lead a prompt's message (`room`: the characters
@@ -712,7 +777,8 @@ class DiscordFrontend:
         await self._forget(table, vote_key(vote.prompt_id))
         await self._retire_round(table)
         lines = [_vote_closed(vote.preamble, result)]
-        self.state(table.game_id).round = RoundMessage(vote.message_id, lines, dirty=True)
+        rnd = RoundMessage(vote.message_id, lines, dirty=True, image=vote.image)
+        self.state(table.game_id).round = rnd
         return True
 
     async def _retire_round(self, table: Table) -> None:
@@ -722,9 +788,16 @@ class DiscordFrontend:
         rnd = state.round
         if rnd is None:
             return
-        # Shown before it is let go: if Discord refuses (a lost permission), the round
-        # stays current and goes out when the outbox delivers this message again.
-        await self._show_round(table, rnd)
+        # Shown before it is let go, edited down to its story (no status, image or
+        # buttons: the next message is the live board). If Discord refuses (a lost
+        # permission), the round stays current and goes out when the outbox delivers
+        # this message again.
+        rnd.live, rnd.dirty = False, True
+        try:
+            await self._show_round(table, rnd)
+        except BaseException:
+            rnd.live = True
+            raise
         state.round = None
         if rnd.calls:
             state.older.append(rnd)
@@ -739,18 +812,22 @@ class DiscordFrontend:
     async def _show_round(self, table: Table, rnd: RoundMessage) -> None:
         if not rnd.dirty:
             return
-        content = rnd.text()
-        view = rnd.view(lambda prompt, named: prompt_items(table, prompt, named))
-        files = [rnd.board] if rnd.board else []
-        rows = view.to_components() if view else []
-        ids = tuple(str(c.get("custom_id")) for row in rows for c in row["components"])
-        looks = (content, ids)
+        routes = rnd.routes(lambda prompt, named: prompt_items(table, prompt, named))
+        files = [rnd.board] if rnd.board and rnd.live else []
+        if files and "Attach Files" in missing_in(self.client, table.channel_id):
+            files = []  # the text goes alone (the table is told once)
+            await self._note_missing(table, "Attach Files")
+        image = rnd.live and (rnd.image or bool(files))
+        look = self._look(table, rnd.text(), routes, live=rnd.live, image=image)
         # An edit only when the message would read differently.
-        changed = bool(files) or looks != rnd.shown
-        if changed and not await self._edit(table, rnd.message_id, content, view, files=files):
+        changed = bool(files) or look.signature() != rnd.shown
+        if changed and not await self._edit(table, rnd.message_id, look, files=files):
             # Gone (a moderator deleted it?): the round goes on in a new message.
-            rnd.message_id = (await self._send(table, content, view=view, files=files)).id
-        rnd.dirty, rnd.board, rnd.shown = False, None, looks
+            board = (rnd.board or self.state(table.game_id).board) if rnd.live else None
+            files = [board] if board is not None else []
+            message = await self._send(table, "", look=look, files=files)
+            rnd.message_id, image = message.id, bool(message.attachments)
+        rnd.dirty, rnd.board, rnd.image, rnd.shown = False, None, image, look.signature()
         body = rnd.body()
         for key, call in rnd.calls.items():  # where a restart finds the call again
             if rnd.filed.get(key) == f"{rnd.message_id}:{body}":
@@ -857,18 +934,17 @@ class DiscordFrontend:
         else:  # a new message, which the round goes on in: the narration held leads it
             lead, files = self._lead(table, MAX_CONTENT - len(text) - 2)
             if not lead:
-                await self._flush(table)
+                await self._flush(table, live=False)
             await self._retire_round(table)
-            sent = await self._send(
-                table,
-                f"{lead}\n\n{text}" if lead else text,
-                view=prompt_components(table, prompt),
-                pings=pings,
-                files=files,
-            )
+            if not files and state.board is not None:
+                files = [state.board]
+            story = f"{lead}\n\n{text}" if lead else text
+            look = self._look(table, story, prompt_items(table, prompt), live=True, image=True)
+            sent = await self._send(table, "", pings=pings, files=files, look=look)
             if lead:
                 state.held.clear()  # it went out with the prompt
-            state.round = RoundMessage(sent.id, [lead], {key: call})
+            state.round = RoundMessage(sent.id, [lead], {key: call}, image=bool(sent.attachments))
+            state.round.shown = look.signature()
             await self._remember(table, key, ShownMessage(sent.id, lead, prompt.deadline))
 
     async def _nudge(self, table: Table, user_id: int) -> None:
@@ -904,6 +980,8 @@ class DiscordFrontend:
         """Remember it for /status; during a vote, show who has voted."""
         state = self.state(table.game_id)
         state.waiting = waiting
+        if state.round is not None:
+            state.round.dirty = True  # its status line says whose turn it is (`flush`)
         vote = state.vote
         if waiting.phase is Phase.VOTE and vote is not None:
             vote.waiting = waiting
@@ -928,7 +1006,7 @@ class DiscordFrontend:
             else:
                 reason = texts.CLOSED_BY_RESTART
                 content = texts.PROMPT_CLOSED.format(text=shown.content, reason=reason)
-            await self._edit(table, shown.message_id, content, None)
+            await self._edit(table, shown.message_id, Look(content))
             await self._forget(table, key)
 
     async def reveal(self, table: Table, reveal: Reveal) -> None:
@@ -937,8 +1015,9 @@ class DiscordFrontend:
         if vote is not None:
             await self._close_vote(table, vote, texts.GAME_OVER)
         await self._close_restored(table)
+        await self._retire_round(table)  # the game is over: no live board any more
+        await self._flush(table, live=False)
         await self._show_rounds(table)
-        await self._flush(table)
         files = [await self._board_file(table, reveal.view, reveal.roles)]
         if reveal.suspicion:
             from ..render import render_suspicion_chart
@@ -1002,15 +1081,16 @@ class DiscordFrontend:
                 lines[-1] += texts.PROMPT_DEADLINE.format(when=f"<t:{int(waiting.deadline)}:R>")
         return "\n".join(lines)
 
-    def _vote_view(self, table: Table, vote: _Vote) -> discord.ui.View:
+    def _vote_look(self, table: Table, vote: _Vote, text: str) -> Look:
         game = str(table.game_id)
         # The session's vote prompts all offer (Ja, Nein) in that order.
-        return view_of(
+        routes = [
             button(ComponentId(game, vote.prompt_id, "0"), "Ja", style=discord.ButtonStyle.success),
             button(
                 ComponentId(game, vote.prompt_id, "1"), "Nein", style=discord.ButtonStyle.danger
             ),
-        )
+        ]
+        return self._look(table, text, routes, live=True, image=vote.image)
 
     async def _show_vote(self, table: Table, vote: _Vote) -> None:
         """Post the vote message, or edit it to show the latest state."""
@@ -1022,7 +1102,7 @@ class DiscordFrontend:
         if vote.message_id is not None:
             restored = vote.restored_deadline
             vote.restored_deadline = None
-            if await self._edit(table, vote.message_id, text, self._vote_view(table, vote)):
+            if await self._edit(table, vote.message_id, self._vote_look(table, vote, text)):
                 vote.shown = text
                 if restored is not None and _clock_reset(restored, deadline) and waiting:
                     who = " ".join(mention(table, s) for s in waiting.seats if s in vote.voters)
@@ -1039,14 +1119,18 @@ class DiscordFrontend:
         # The narration held back (the nomination...) leads the vote message.
         vote.preamble, files = self._lead(table, MAX_CONTENT // 2)
         if not vote.preamble:
-            await self._flush(table)
+            await self._flush(table, live=False)
         text = self._vote_text(table, vote)
-        message = await self._send(
-            table, text, view=self._vote_view(table, vote), pings=pings, files=files
-        )
+        board = self.state(table.game_id).board
+        if not files and board is not None:
+            files = [board]  # the live board shows the board as the vote opens
+        vote.image = bool(files)
+        look = self._vote_look(table, vote, text)
+        message = await self._send(table, "", pings=pings, files=files, look=look)
         if vote.preamble:
             self.state(table.game_id).held.clear()  # it went out with the vote
         vote.message_id, vote.shown = message.id, text
+        vote.image = bool(message.attachments)
         await self._remember(
             table, vote_key(vote.prompt_id), ShownMessage(message.id, text, deadline)
         )
@@ -1069,7 +1153,7 @@ class DiscordFrontend:
         if vote.message_id is None:
             return False
         closing = _vote_closed(vote.preamble, result)
-        closed = await self._edit(table, vote.message_id, closing, None)
+        closed = await self._edit(table, vote.message_id, Look(closing))
         await self._forget(table, vote_key(vote.prompt_id))
         return closed
 

@@ -1,11 +1,13 @@
-"""The round message: one channel message per government, edited as the round goes.
+"""The round message: one channel message per election, edited as the round goes.
 
 A game's channel would otherwise fill with a message per prompt (nomination, hands,
 claims, powers) and per line of narration, each scrolling the last away. Instead the
 vote message of an election stays the round's message once the result is in: the
 legislative session, its claims, any power and the next nomination are edited into it,
 each open decision as a *call* (one line naming the member, and that member's
-components). The next vote starts the next round's message.
+components). While it is the newest, the round's message is the game's live board
+(`bot.discord.board`: status, board image, story, controls); the next vote starts the
+next round's message, and the old one is edited down to its story.
 
 This module only keeps the round's content and composes it; the front-end
 (`bot.discord.frontend`) sends, edits and remembers the messages.
@@ -20,7 +22,7 @@ import discord
 
 from .. import notices
 from ..ports import Prompt
-from .components import ComponentId, Route, button, view_of
+from .components import ComponentId, Route, button
 
 MAX_CONTENT = 2000  # Discord's limit for a message's content
 # Reasons a prompt closes that say nothing the narration does not: not repeated.
@@ -54,8 +56,10 @@ class RoundMessage:
     # The buttons narration brought (Show my role, Show what you saw): id, label, style.
     extra: list[tuple[ComponentId, str, discord.ButtonStyle]] = field(default_factory=list)
     board: tuple[str, bytes] | None = None  # a new board image for the next edit
+    image: bool = False  # the message holds a board image (shown while it is live)
+    live: bool = True  # the game's live board; False once the next round has begun
     dirty: bool = False  # changed since last shown
-    shown: tuple[str, tuple[str, ...]] | None = None  # content and custom ids shown
+    shown: tuple[str, bool, tuple[str, ...]] | None = None  # `board.Look.signature` shown
     filed: dict[str, str] = field(default_factory=dict)  # call key -> body in the book
 
     def body(self) -> str:
@@ -78,10 +82,11 @@ class RoundMessage:
             self.lines.append(line)
         self.dirty = True
 
-    def view(self, items: Callable[[Prompt, bool], Sequence[Route]]) -> discord.ui.View | None:
+    def routes(self, items: Callable[[Prompt, bool], Sequence[Route]]) -> list[Route]:
         """The components of every open call (named when several share the message),
-        then the narration's buttons; None when there are none."""
+        then, while it is live, the narration's buttons."""
         named = len(self.calls) > 1
         routes = [r for call in self.calls.values() for r in items(call.prompt, named)]
-        routes += [button(cid, label, style=style) for cid, label, style in self.extra]
-        return view_of(*routes) if routes else None
+        if self.live:
+            routes += [button(cid, label, style=style) for cid, label, style in self.extra]
+        return routes

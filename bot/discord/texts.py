@@ -194,6 +194,14 @@ GAME_BLOCKED = (
     "Game #{game} is paused: {why} It goes on by itself once that is fixed; the host "
     "can also type /cancel there to end it."
 )
+# The live board's status line (`bot.discord.board`): the election, the tracks, whose turn.
+BOARD_STATUS = (
+    "**Election {election}** · Liberal **{liberal}**/{liberal_goal} · "
+    "Fascist **{fascist}**/{fascist_goal} · failed elections {tracker}/{chaos} · "
+    "draw pile {pile}"
+)
+BOARD_TURN = "⏳ {waiting}"
+BOARD_NO_STORY = "The game goes on."
 VOTE_HEADER = "**Vote**: President {president}, Chancellor {chancellor}. {mentions}"
 VOTE_PROGRESS = "Voted ({count}/{living}): {voted}"
 VOTE_WAITING = "Waiting for: {names}"

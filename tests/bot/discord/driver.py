@@ -18,23 +18,23 @@ from bot.discord.components import ComponentId
 from bot.discord.texts import BUTTON_HAND as HAND_LABEL
 from bot.discord.texts import HAND_NOT_YET
 
-from .harness import Harness, embed_text
+from .harness import Harness, embed_text, mentioned, parts, text
 
 
 def components(message: discord.Message | simcord.ResponseMessage) -> list[dict[str, Any]]:
-    """The interactive components of a message as raw dicts (buttons and selects)."""
-    rows: Any = message.components
+    """The interactive components of a message as raw dicts (buttons and selects), also
+    inside a Components V2 layout."""
     out: list[dict[str, Any]] = []
-    for row in rows:
-        children = row["components"] if isinstance(row, dict) else row.children
-        for child in children:
-            out.append(child if isinstance(child, dict) else child.to_dict())
+    for part in parts(message):
+        raw = part if isinstance(part, dict) else part.to_dict()
+        if raw.get("type") in (2, 3):
+            out.append(raw)
     return out
 
 
 def text_of(message: discord.Message | simcord.ResponseMessage) -> str:
-    """Content and embed text of a message."""
-    return f"{message.content}\n{embed_text(message)}"
+    """All the text of a message: content or layout, and embeds."""
+    return f"{text(message)}\n{embed_text(message)}"
 
 
 def decision_of(part: dict[str, Any]) -> tuple[str, int | None] | None:
@@ -63,7 +63,7 @@ def undecided(
     """The components of `message` for a decision of `member` not in `done` (one message
     carries a round's decisions in turn: answers are kept by decision, not by message);
     a hand of a member `parked` at the game's current progress waits."""
-    if member.id not in message.raw_mentions:
+    if member.id not in mentioned(message):
         return []
     session = table.bot.games.manager.for_channel(table.channel.id)
     seat = None if session is None else session.table.seat_of(member.id)  # known to them

@@ -26,6 +26,7 @@ import asyncio
 import contextvars
 import functools
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
@@ -35,6 +36,8 @@ from typing import Any, TypeVar
 
 import discord
 import simcord
+from simcord.backend import serializers
+from simcord.enums import ComponentType, InteractionType
 
 from bot.config import Config
 from bot.discord.app import GameDesk, SecretHitlerBot
@@ -177,6 +180,26 @@ class Harness:
         raise LookupError(f"no message {message_id} in the channel")
 
 
+async def forge_click(
+    table: Harness, member: simcord.MemberActor, message: discord.Message, custom_id: str
+) -> simcord.InteractionResult:
+    """A click on a button with `custom_id` that `message` never carried, as a modified
+    client would send it. simcord's own `click` only clicks real components, so this goes
+    one level down, to its interaction dispatch; discord.py routes a click only if the
+    interaction's message shows the button, so the payload shows it."""
+    stored = table.env.backend.get_message(table.channel.id, message.id)
+    payload = dict(serializers.message_payload(table.env.backend, stored))
+    button = {"type": ComponentType.BUTTON, "style": 4, "label": "End", "custom_id": custom_id}
+    payload["components"] = [{"type": 1, "components": [button]}]
+    return await member._dispatch_interaction(
+        InteractionType.MESSAGE_COMPONENT,
+        table.channel,
+        {"custom_id": custom_id, "component_type": ComponentType.BUTTON},
+        extra={"message": payload},
+        source_message_id=stored.id,
+    )
+
+
 def told(result: simcord.InteractionResult) -> str:
     """What the member alone was told: the ephemeral reply, or else the last ephemeral
     followup (a click deferred as an update of its message refuses by followup)."""
@@ -202,17 +225,52 @@ def opened_lobby(result: simcord.InteractionResult) -> simcord.ResponseMessage:
     return public_followup(result)
 
 
+def parts(message: discord.Message | simcord.ResponseMessage) -> list[Any]:
+    """Every component of a message, depth first: action rows and their buttons and
+    selects, and a Components V2 layout's containers and text displays (raw dicts for
+    simcord's response messages, discord.py objects for channel messages)."""
+    out: list[Any] = []
+
+    def walk(items: Sequence[Any]) -> None:
+        for item in items:
+            out.append(item)
+            if isinstance(item, dict):
+                walk(item.get("components") or [])
+            else:
+                walk(getattr(item, "children", None) or [])
+
+    walk(message.components)
+    return out
+
+
+def _kind(part: Any) -> int:
+    return int(part.get("type", 0)) if isinstance(part, dict) else int(part.type.value)
+
+
 def labels(message: discord.Message | simcord.ResponseMessage) -> list[str]:
     """The labels of a message's buttons, in order."""
-    rows: Sequence[Any] = message.components
     out: list[str] = []
-    for row in rows:
-        children = row["components"] if isinstance(row, dict) else row.children
-        for child in children:
-            label = child.get("label") if isinstance(child, dict) else getattr(child, "label", None)
-            if label:
-                out.append(label)
+    for part in parts(message):
+        label = part.get("label") if isinstance(part, dict) else getattr(part, "label", None)
+        if label and _kind(part) == 2:
+            out.append(label)
     return out
+
+
+def mentioned(message: discord.Message | simcord.ResponseMessage) -> list[int]:
+    """The members a message's text mentions (content or layout), in order, once each."""
+    found = (int(user_id) for user_id in re.findall(r"<@!?(\d+)>", text(message)))
+    return list(dict.fromkeys(found))
+
+
+def text(message: discord.Message | simcord.ResponseMessage) -> str:
+    """What a message says: its content, or the text displays of its Components V2
+    layout (the live board), in order."""
+    shown = [message.content] if message.content else []
+    for part in parts(message):
+        if _kind(part) == 10:
+            shown.append(part.get("content", "") if isinstance(part, dict) else part.content)
+    return "\n".join(shown)
 
 
 def embed_text(message: discord.Message | simcord.ResponseMessage) -> str:

@@ -19,7 +19,7 @@ from bot.discord import delivery, texts
 from bot.narrate import narrate
 
 from .driver import Driver, components, text_of
-from .harness import Harness, told
+from .harness import Harness, text, told
 from .test_game_flow import FAST, open_table, reveal_posted, start_game, stored
 
 
@@ -222,13 +222,13 @@ async def test_a_restart_mid_vote_edits_the_same_vote_message_and_pings_nobody(
 
     await table.restart()
     await table.until(
-        lambda: any("The bot restarted" in m.content for m in table.channel_messages()),
+        lambda: any("The bot restarted" in text(m) for m in table.channel_messages()),
         what="the resumed game's notice",
     )
     await asyncio.sleep(0.2)
     assert [m.id for m in open_votes()] == [vote.id]  # the same message, bound again
     new = table.channel_messages()[count:]
-    assert all(not table.pinged(m) for m in new), [m.content for m in new]
+    assert all(not table.pinged(m) for m in new), [text(m) for m in new]
     # Its buttons work, and the game plays on to the end.
     await driver.play(until=lambda: reveal_posted(table))
     assert (await stored(table, game_id)).status == "finished"

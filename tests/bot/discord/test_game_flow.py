@@ -20,13 +20,24 @@ import bot.discord.games as games_module
 from bot.agent_port import InProcessAgents
 from bot.config import Config, Timers
 from bot.discord import texts
+from bot.discord.components import ComponentId
 from bot.discord.games import DiscordGames
 from bot.narrate import narrate
 from bot.storage import StoredGame
 from engine import Action, Vote
 
 from .driver import Driver, components, text_of
-from .harness import Harness, embed_text, harness, labels, opened_lobby, told
+from .harness import (
+    Harness,
+    embed_text,
+    forge_click,
+    harness,
+    labels,
+    mentioned,
+    opened_lobby,
+    text,
+    told,
+)
 
 # Instant AI players, shown at once (no human pace: it would only slow the tests).
 FAST = Config(ai_specs={"easy": "random", "normal": "random", "strong": "random"}, ai_pace=0.0)
@@ -112,7 +123,7 @@ async def test_a_full_game_from_newgame_to_the_reveal(
     assert stranger.ephemeral and stranger.response is not None
     assert stranger.response.content == texts.NOT_A_PLAYER
     # alice's DMs are open: her role arrived there too; bob's closed DMs blocked nothing.
-    assert any("'s role:" in m.content for m in alice.user.dm_channel.history())
+    assert any("'s role:" in text(m) for m in alice.user.dm_channel.history())
     assert not bob_dm.history()
 
     driver = Driver(table, [alice, bob], seed=3)
@@ -127,20 +138,22 @@ async def test_a_full_game_from_newgame_to_the_reveal(
     secrets = hidden_lines(game)
     assert secrets  # roles at least
     for message in messages[:reveal_index]:
-        text = text_of(message)
+        said = text_of(message)
         for secret in secrets:
-            assert secret not in text, (secret, text)
+            assert secret not in said, (secret, said)
         for private_words in ("You drew", "You received", "'s role:", "Your role"):
-            assert private_words not in text, text
-    # The board image after every enactment, and at the reveal.
-    for message in messages:
-        if "A policy is enacted" in message.content or "is enacted:" in message.content:
-            assert [a.filename for a in message.attachments] == ["board.png"], message.content
+            assert private_words not in said, said
+    # Once the game is over no live board is left: every round reads as its story alone
+    # (no status line, board image or button); the reveal has the final board.
+    for message in messages[:reveal_index]:
+        assert "**Election" not in text(message), text(message)
+        assert not message.attachments and not components(message), text(message)
+    assert any("is enacted" in text(m) for m in messages[:reveal_index])
     assert messages[reveal_index].attachments
     # Only players are ever notified (the one who must act, or the voters).
     for message in messages:
-        assert table.pinged(message) <= {alice.id, bob.id}, message.content
-        if not message.raw_mentions:
+        assert table.pinged(message) <= {alice.id, bob.id}, text(message)
+        if not mentioned(message):
             assert not table.pinged(message)
     # INFO logs (the bot's and discord.py's) never held a secret while the game ran.
     logged = "\n".join(r.getMessage() for r in caplog.records if r.levelno >= logging.INFO)
@@ -148,8 +161,8 @@ async def test_a_full_game_from_newgame_to_the_reveal(
     for secret in secrets:
         assert secret not in logged
     assert "role:" not in logged and "draws" not in logged
-    # After the end, old buttons say so.
-    over = await alice.click(opening, label="Show my role")
+    # After the end, a button a stale client still shows says so.
+    over = await forge_click(table, alice, opening, str(ComponentId(str(game_id), "role")))
     assert over.response is not None and over.response.content == texts.GAME_OVER
 
 
@@ -162,8 +175,8 @@ async def test_clicks_are_checked_against_the_session(table: Harness) -> None:
 
     # The first prompt: a nomination select, for the presidential candidate only.
     message, president = first_prompt(driver)
-    assert "nominate a chancellor" in message.content
-    assert message.raw_mentions == [president.id]
+    assert "nominate a chancellor" in text(message)
+    assert mentioned(message) == [president.id]
     assert table.pinged(message) == {president.id}  # only the member who must act
     select = next(c for c in components(message) if c["type"] == 3)
     value = select["options"][0]["value"]
@@ -176,15 +189,18 @@ async def test_clicks_are_checked_against_the_session(table: Harness) -> None:
     assert watcher.response is not None and watcher.response.content == texts.NOT_A_PLAYER
     nominated = await president.select(message, [value], custom_id=select["custom_id"])
     assert nominated.ephemeral
-    await table.until(lambda: not components(table.message(message.id)), what="prompt closed")
+    await table.until(
+        lambda: not any(c["type"] == 3 for c in components(table.message(message.id))),
+        what="prompt closed",
+    )
     # The call leaves the round's message, which tells the nomination instead.
-    assert "nominate a chancellor" not in table.message(message.id).content
-    assert "nominates" in table.message(message.id).content
+    assert "nominate a chancellor" not in text(table.message(message.id))
+    assert "nominates" in text(table.message(message.id))
 
     # The vote: one message, Ja / Nein for everyone, showing who voted but never how.
-    await table.until(lambda: any("**Vote**" in m.content for m in table.channel_messages()))
-    vote = next(m for m in table.channel_messages() if "**Vote**" in m.content)
-    assert set(vote.raw_mentions) == {m.id for m in humans}
+    await table.until(lambda: any("**Vote**" in text(m) for m in table.channel_messages()))
+    vote = next(m for m in table.channel_messages() if "**Vote**" in text(m))
+    assert set(mentioned(vote)) == {m.id for m in humans}
     assert table.pinged(vote) == {m.id for m in humans}
     first, *rest = humans
     stranger = await mallory.click(vote, label="Ja")
@@ -195,31 +211,31 @@ async def test_clicks_are_checked_against_the_session(table: Harness) -> None:
     assert again.response is not None and again.response.content == "You already voted Ja."
     changed = await first.click(vote, label="Nein")
     assert changed.response is not None and "**Nein**" in changed.response.content
-    await table.until(lambda: "Voted (1/5)" in table.message(vote.id).content)
-    shown = table.message(vote.id).content
+    await table.until(lambda: "Voted (1/5)" in text(table.message(vote.id)))
+    shown = text(table.message(vote.id))
     assert "Ja:" not in shown and "Nein:" not in shown  # how anyone voted stays hidden
     await first.click(vote, label="Ja")
     for member in rest:
         await member.click(vote, label="Ja")
-    await table.until(lambda: "Vote closed" in table.message(vote.id).content)
+    await table.until(lambda: "Vote closed" in text(table.message(vote.id)))
     closed = table.message(vote.id)
     assert not [c for c in components(closed) if c.get("label") in ("Ja", "Nein")]
-    assert "The government is elected. Ja: " in closed.content and "Nein: nobody" in closed.content
+    assert "The government is elected. Ja: " in text(closed) and "Nein: nobody" in text(closed)
 
     # The session's hands: one public call on the round's message (the vote's), the
     # policies only in an ephemeral reply to the member who holds them.
     def hand_prompt() -> bool:
         return any(
-            "Legislative session" in m.content and components(m) for m in table.channel_messages()
+            "Legislative session" in text(m) and components(m) for m in table.channel_messages()
         )
 
     await table.until(hand_prompt, what="the president's hand")
     hand = next(
-        m for m in table.channel_messages() if "Legislative session" in m.content and components(m)
+        m for m in table.channel_messages() if "Legislative session" in text(m) and components(m)
     )
     assert hand.id == vote.id  # the round goes on in the vote's message
-    holder, chancellor = (next(m for m in humans if m.id == i) for i in hand.raw_mentions)
-    other = next(m for m in humans if m.id not in hand.raw_mentions)
+    holder, chancellor = (next(m for m in humans if m.id == i) for i in mentioned(hand))
+    other = next(m for m in humans if m.id not in mentioned(hand))
     not_yours = await other.click(hand, label="Open your hand")
     assert not_yours.ephemeral and not_yours.response is not None
     assert not_yours.response.content == texts.HAND_NOT_IN_GOVERNMENT
@@ -237,12 +253,12 @@ async def test_clicks_are_checked_against_the_session(table: Harness) -> None:
     stale = await holder.click(second_look.response, label=discard)
     assert stale.response is not None
     assert stale.response.content == "That choice is no longer open: the game has moved on."
-    assert all("You drew" not in m.content for m in table.channel_messages())
+    assert all("You drew" not in text(m) for m in table.channel_messages())
     # The chancellor's turn: the same button now opens their two policies, and they
     # are told privately that their hand is ready (an edit pings nobody).
     await table.until(
         lambda: any(
-            "passed you two policies" in m.content for m in chancellor.user.dm_channel.history()
+            "passed you two policies" in text(m) for m in chancellor.user.dm_channel.history()
         ),
         what="the chancellor's nudge",
     )
@@ -264,13 +280,16 @@ async def test_a_restart_mid_game_keeps_every_old_button_working(table: Harness)
     assert table.bot is not old_bot
     # The resumed session says so and offers the open decision again.
     await table.until(
-        lambda: any("The bot restarted" in m.content for m in table.channel_messages()),
+        lambda: any("The bot restarted" in text(m) for m in table.channel_messages()),
         what="the resumed game's notice",
     )
     assert len(table.channel_messages()) > before_count
 
-    # Buttons of messages sent before the restart still work.
-    role = await member.click(opening, label="Show my role")
+    # Buttons of messages sent before the restart still work; the live board (a new
+    # message or the old one) offers Show my role.
+    assert opening.id in {m.id for m in table.channel_messages()}
+    board = next(m for m in table.channel_messages() if "Show my role" in str(components(m)))
+    role = await member.click(board, label="Show my role")
     assert role.response is not None and role.response.content.startswith("Your role: **")
     reply = await driver.act(before, member)
     assert reply.startswith(("Done:", "Your vote is in", "You said nothing")), reply
@@ -304,12 +323,14 @@ async def test_host_cancels_mid_game_once_the_players_agree(table: Harness) -> N
     await bob.click(ask, label="End the game")
     assert (await stored(table, game_id)).status == "cancelled"
     await table.until(
-        lambda: any("The game was cancelled" in m.content for m in table.channel_messages())
+        lambda: any("The game was cancelled" in text(m) for m in table.channel_messages())
     )
     assert table.bot.games.game_in(table.channel.id) is None
     assert not components(table.message(prompt.id))  # open prompts were closed
-    opening = next(m for m in table.channel_messages() if "Show my role" in str(components(m)))
-    late = await member.click(opening, label="Show my role")
+    # No live board is left; a stale client's Show my role hears the game was cancelled.
+    assert all("**Election" not in text(m) for m in table.channel_messages())
+    role_id = str(ComponentId(str(game_id), "role"))
+    late = await forge_click(table, member, table.message(prompt.id), role_id)
     assert late.response is not None and late.response.content == texts.GAME_CANCELLED
     fresh = await alice.slash(table.channel, "newgame")
     assert labels(opened_lobby(fresh))  # the channel is free again: a public lobby
@@ -335,13 +356,13 @@ async def test_status_role_afk_and_back(table: Harness) -> None:
     assert away.ephemeral
     assert away.followups or away.response is not None
     await table.until(
-        lambda: any("stepped away" in m.content for m in table.channel_messages()),
+        lambda: any("stepped away" in text(m) for m in table.channel_messages()),
         what="the afk notice",
     )
     returned = await alice.slash(table.channel, "back")
     assert returned.ephemeral
     await table.until(
-        lambda: any("is back" in m.content for m in table.channel_messages()),
+        lambda: any("is back" in text(m) for m in table.channel_messages()),
         what="the back notice",
     )
 
@@ -353,11 +374,11 @@ async def test_absent_players_are_replaced_when_their_time_runs_out(tmp_path: Pa
         game_id = await start_game(table, [alice, bob], players=5)
         # Nobody clicks: the timers expire, an AI decides, then keeps the seats.
         await table.until(
-            lambda: any("plays for them until" in m.content for m in table.channel_messages()),
+            lambda: any("plays for them until" in text(m) for m in table.channel_messages()),
             timeout=30,
             what="an absent player handed to an AI",
         )
-        assert any("ran out of time" in m.content for m in table.channel_messages())
+        assert any("ran out of time" in text(m) for m in table.channel_messages())
         await table.until(lambda: reveal_posted(table), timeout=30, what="the end")
         assert (await stored(table, game_id)).status == "finished"
 
@@ -373,7 +394,7 @@ async def test_demo_plays_a_bot_only_game(tmp_path: Path, monkeypatch: pytest.Mo
         busy = await alice.slash(table.channel, "newgame")
         assert busy.response is not None and busy.response.content == texts.GAME_ALREADY_HERE
         await table.until(lambda: reveal_posted(table), what="the demo's end")
-        assert all(not m.raw_mentions for m in table.channel_messages())
+        assert all(not mentioned(m) for m in table.channel_messages())
         # Nobody is asked anything: the only buttons are the read-only "Show ..." ones.
         for message in table.channel_messages():
             assert all(c.get("label", "").startswith("Show") for c in components(message))
@@ -447,14 +468,14 @@ async def test_a_paused_game_refuses_clicks_until_the_host_resumes_it(
     driver = Driver(table, [alice, bob], seed=6)
 
     def paused() -> bool:
-        return any("This game is paused" in m.content for m in table.channel_messages())
+        return any("This game is paused" in text(m) for m in table.channel_messages())
 
     await driver.play(until=paused)
     assert failed and (await stored(table, game_id)).status == "paused"
     assert table.bot.games.game_in(table.channel.id) == game_id  # still the channel's game
 
     # The vote's buttons are still there; a click is answered with the reason.
-    vote = next(m for m in table.channel_messages() if "**Vote**" in m.content)
+    vote = next(m for m in table.channel_messages() if "**Vote**" in text(m))
     click = await alice.click(vote, label="Ja")
     assert told(click) == texts.GAME_PAUSED
     status = await alice.slash(table.channel, "status")
@@ -466,12 +487,12 @@ async def test_a_paused_game_refuses_clicks_until_the_host_resumes_it(
     assert told(resumed) == texts.RESUMED
     notice = "The game resumes where it stopped"
     await table.until(
-        lambda: any(notice in m.content for m in table.channel_messages()),
+        lambda: any(notice in text(m) for m in table.channel_messages()),
         what="the resumed game's notice",
     )
     # The same vote message carries on (its buttons bound again, nothing posted twice):
     # a member whose click was refused while the game was paused clicks it again.
-    assert [m.id for m in table.channel_messages() if "**Vote**" in m.content] == [vote.id]
+    assert [m.id for m in table.channel_messages() if "**Vote**" in text(m)] == [vote.id]
     driver.done.clear()
     await driver.play(until=lambda: reveal_posted(table))
     assert (await stored(table, game_id)).status == "finished"

@@ -10,7 +10,7 @@ import pytest
 from bot.discord import texts
 
 from .driver import Driver
-from .harness import Harness, told
+from .harness import Harness, text, told
 from .test_game_flow import FAST, open_table, reveal_posted, start_game
 
 
@@ -41,7 +41,7 @@ async def test_an_ai_seat_says_whom_it_trusts_when_asked(table: Harness) -> None
 
     # The game plays to its end; whatever the AI players said is theirs, marked as such.
     await Driver(table, [alice, bob], seed=3).play(until=lambda: reveal_posted(table))
-    talk = [m.content for m in table.channel_messages() if "💬" in m.content]
+    talk = [text(m) for m in table.channel_messages() if "💬" in m.content]
     for message in talk:
         for line in message.splitlines():
             if "💬" in line:

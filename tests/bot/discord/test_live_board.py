@@ -1,0 +1,132 @@
+"""The live board: one message at a time shows the game as it stands (issue 22).
+
+Driven through discord.py's real dispatch on simcord: the newest round message carries
+the status line (election, tracks), the board image inside its Components V2 layout and
+the open decisions; older rounds read as their story alone; once the game is over no
+live board is left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import discord
+import pytest
+from discord import ui
+
+from bot.discord import texts
+from bot.discord.board import BOARD_FILE, Look, layout, status_text
+from bot.discord.components import ComponentId, button, select
+from bot.ports import Waiting
+from engine import Game, Phase
+
+from .driver import Driver, components
+from .harness import Harness, parts, text
+from .test_game_flow import FAST, open_table, reveal_posted, start_game
+
+
+@pytest.fixture
+async def table(tmp_path: Path) -> AsyncIterator[Harness]:
+    async with open_table(tmp_path, FAST) as h:
+        yield h
+
+
+STATUS = "**Election"
+
+
+def live_boards(table: Harness) -> list[discord.Message]:
+    return [m for m in table.channel_messages() if STATUS in text(m)]
+
+
+def shows_image(message: discord.Message) -> bool:
+    """The message holds the board and its layout shows it."""
+    gallery = [
+        p for p in parts(message) if getattr(p, "type", None) is discord.ComponentType.media_gallery
+    ]
+    return [a.filename for a in message.attachments] == [BOARD_FILE] and len(gallery) == 1
+
+
+async def test_one_live_board_follows_the_game_and_none_is_left_at_the_end(
+    table: Harness,
+) -> None:
+    humans = table.members[:5]
+    game_id = await start_game(table, humans)
+    session = table.bot.games.manager.get(game_id)
+    assert session is not None
+    driver = Driver(table, humans, seed=7)
+    checked = 0
+    while checked < 25:
+        await table.until(lambda: bool(driver.pending()) or reveal_posted(table))
+        if reveal_posted(table):
+            break
+        game = session.game
+        tracks = f"Liberal **{game.liberal_policies}**/5 · Fascist **{game.fascist_policies}**/6"
+
+        # One live board, showing the board image and the tracks as they stand.
+        def showing(tracks: str = tracks) -> bool:
+            live = live_boards(table)
+            return len(live) == 1 and tracks in text(live[0])
+
+        await table.until(showing, what=f"one live board showing {tracks}")
+        board = live_boards(table)[0]
+        assert shows_image(board), text(board)
+        assert texts.BUTTON_ROLE in str(components(board))
+        # The decisions open now are on it; every older message is a story, no image.
+        message, _ = driver.pending()[0]
+        assert message.id == board.id
+        for older in table.channel_messages():
+            if older.id < board.id and STATUS not in text(older):
+                assert not older.attachments, text(older)
+        await driver.act(*driver.pending()[0])
+        checked += 1
+    assert checked >= 5
+    await driver.play(until=lambda: reveal_posted(table))
+    assert live_boards(table) == []
+    assert all(not components(m) for m in table.channel_messages() if "The reveal" not in text(m))
+
+
+def test_the_layout_puts_status_board_story_and_controls_in_one_container() -> None:
+    cid = ComponentId("7", "a3", "0")
+    routes = [
+        button(cid, "Ja"),
+        button(ComponentId("7", "a3", "1"), "Nein"),
+        select(
+            ComponentId("7", "a4", "2"),
+            [discord.SelectOption(label="x", value="0")],
+            placeholder="p",
+        ),
+        button(ComponentId("7", "role"), texts.BUTTON_ROLE),
+    ]
+    view = layout(Look("the story", tuple(routes), "**Election 2**", image=True))
+    (container,) = view.children
+    assert isinstance(container, ui.Container)
+    kinds = [type(c).__name__ for c in container.children]
+    # Buttons side by side, a select on its own row, in order.
+    assert kinds == [
+        "TextDisplay",
+        "MediaGallery",
+        "TextDisplay",
+        "ActionRow",
+        "ActionRow",
+        "ActionRow",
+    ]
+    rows = [c for c in container.children if isinstance(c, ui.ActionRow)]
+    assert [len(r.children) for r in rows] == [2, 1, 1]
+    # A past round: its story alone, no image, nothing to click.
+    past = layout(Look("what happened"))
+    assert [type(c).__name__ for c in past.children[0].children] == ["TextDisplay"]
+
+
+def test_the_status_line_reads_the_public_board_and_whose_turn_it_is() -> None:
+    game = Game(5, seed=3)
+    view = game.spectator_view()
+    turn = Waiting(Phase.NOMINATE, (0,), (), 1_900_000_000.0, "Waiting for Ana to nominate.")
+    line = status_text(view, turn)
+    assert line.startswith("**Election 1** · Liberal **0**/5 · Fascist **0**/6")
+    assert "⏳ Waiting for Ana to nominate." in line and "<t:1900000000:R>" in line
+    # A vote shows its own progress in the story: no turn line.
+    vote = Waiting(Phase.VOTE, (1, 2), (0,), None, "Votes in: 1 of 5.")
+    assert "⏳" not in status_text(view, vote)
+    # Nothing from a private view: the status is made from the spectator view alone.
+    assert "role" not in line.lower() and "hand" not in line.lower()
