@@ -693,11 +693,20 @@ class DiscordFrontend:
             for e in post.events
         ):
             extra = (ComponentId(game, ROLE), texts.BUTTON_SEEN, discord.ButtonStyle.secondary)
-        if state.pace:  # a demo: each line as it comes, at the spectators' pace
-            view = view_of(button(extra[0], extra[1], style=extra[2])) if extra else None
-            await self._post_text(table, text, view=view, files=files)
+        await self._narrate(table, text, files, extra)
+        if any(isinstance(e, ev.ChancellorNominated) for e in post.events):
+            # The election that follows opens the next round's message (the vote
+            # message, or its narration when no member votes).
+            await self._retire_round(table)
+        if state.pace:  # a demo: the live board shows each line at the spectators' pace
+            await self.flush(table)
             await asyncio.sleep(state.pace)
-            return
+
+    async def _narrate(
+        self, table: Table, text: str, files: list[tuple[str, bytes]], extra: Extra | None
+    ) -> None:
+        """Narration joins the round's message, or is held for the next message."""
+        state = self.state(table.game_id)
         rnd = state.round
         if rnd is not None and state.vote is None:
             if rnd.fits(text) and (extra is None or not rnd.extra):

@@ -20,6 +20,7 @@ from bot.discord.board import BOARD_FILE, Look, layout, status_text
 from bot.discord.components import ComponentId, button, select
 from bot.ports import Waiting
 from engine import Game, Phase
+from engine import events as ev
 
 from .driver import Driver, components
 from .harness import Harness, parts, text
@@ -130,3 +131,27 @@ def test_the_status_line_reads_the_public_board_and_whose_turn_it_is() -> None:
     assert "⏳" not in status_text(view, vote)
     # Nothing from a private view: the status is made from the spectator view alone.
     assert "role" not in line.lower() and "hand" not in line.lower()
+
+
+async def test_a_demo_is_told_on_one_live_board_per_election(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.discord import games as games_module
+
+    # A pace of its own (a demo shows each line, then waits): tiny, to keep the test short.
+    monkeypatch.setitem(games_module.DEMO_PACE, "fast", 0.001)
+    async with open_table(tmp_path, FAST) as table:
+        await table.members[0].slash(table.channel, "demo", players=6, speed="fast")
+        await table.until(lambda: reveal_posted(table), what="the demo's end", timeout=60)
+        messages = table.channel_messages()
+        game = (await table.storage.recent_games(limit=1))[0]
+        stored = await table.storage.load_game(game.id)
+        elections = sum(
+            isinstance(e, ev.ChancellorNominated) for e in stored.record.replay().events
+        )
+        # One message per election (and the start, the reveal), not one per line: the
+        # lines were edited into the live board one at a time.
+        assert len(messages) <= elections + 3, [text(m)[:60] for m in messages]
+        assert live_boards(table) == []
+        told = "\n".join(text(m) for m in messages)
+        assert told.count("nominates") == elections
