@@ -23,10 +23,6 @@ It configures the search driver (`agents.search_agent.SearchAgent`) as SO-ISMCTS
 - the playout policy: the same model players (`agents.playouts.play_model`) instead
   of uniformly random moves.
 
-An option, `mo_liberal` (off by default), also gives every other seat a tree of its own
-in a Liberal's decisions (Multiple-Observer ISMCTS, `agents.mo_search`, which says why
-only a Liberal's); a Fascist's or Hitler's decisions are searched as without it.
-
 Claims: the truth as a Liberal, chosen lies as a Fascist (`agents.claiming`).
 
 The agent keeps two beliefs up to date from the events it is shown: its own, and the
@@ -54,7 +50,6 @@ from .belief_agent import liberal_ballot
 from .belief_cache import belief_after
 from .claiming import claim_for
 from .determinize import Sampler, UniformSampler
-from .mo_search import Forest
 from .model_search import ModelTree
 from .playouts import TableModel
 from .search import TreePolicy
@@ -164,10 +159,8 @@ class BeliefISMCTSAgent(SearchAgent):
     """ISMCTS with posterior determinizations, opponent-model playouts and claims.
 
     Options: `exploration` (UCB1's c), `variant` (custom decks), `wild` (the share of
-    other seats the model lets play at random), `fit` (a behaviour fit file for the
-    beliefs instead of the shipped one) and `mo_liberal` (an experiment, off by
-    default: in a Liberal's decisions every other seat also searches a tree of its
-    own, `agents.mo_search`).
+    other seats the model lets play at random) and `fit` (a behaviour fit file for the
+    beliefs instead of the shipped one).
     Without a budget a decision runs `DEFAULT_ITERATIONS` iterations.
     """
 
@@ -183,12 +176,10 @@ class BeliefISMCTSAgent(SearchAgent):
         variant: Variant | None = None,
         wild: float = DEFAULT_WILD,
         fit: Path | None = None,
-        mo_liberal: bool = False,
     ) -> None:
         super().__init__(seat, seed, budget, exploration=exploration, variant=variant)
         self.wild = wild
         self.fit = fit  # a behaviour fit file for both beliefs; None: the shipped fit
-        self.mo_liberal = mo_liberal  # other seats' own trees as a Liberal (`agents.mo_search`)
         self.belief: Belief | None = None  # this seat's posterior
         self.table: Belief | None = None  # the public posterior (opponent model)
         self.model: TableModel | None = None  # built per decision from `table`
@@ -234,15 +225,13 @@ class BeliefISMCTSAgent(SearchAgent):
 
     def tree_policy(self, view: PlayerView) -> TreePolicy:
         """This seat's decisions only; the opponent model (from the table's belief, or
-        uniform suspicion without one) plays everyone else and finishes the games. With
-        `mo_liberal`, a Liberal's decision gives the other seats trees of their own too."""
+        uniform suspicion without one) plays everyone else and finishes the games."""
         if self.table is not None:
             self.model = self._table_model(self.table)
         else:
             fascists = (self.variant or view_variant(view)).setup(view.players).fascists
             self.model = TableModel.uniform(view.players, fascists, self.wild)
-        forest = Forest() if self.mo_liberal and view.role is Role.LIBERAL else None
-        return ModelTree(self.model, self.exploration, forest)
+        return ModelTree(self.model, self.exploration)
 
     def _table_model(self, table: Belief) -> TableModel:
         """The opponent model from the table's belief."""

@@ -29,12 +29,6 @@ and its own hand if the decision is about tiles. A newly tried move ends the des
 and the same model players finish the game (`play_model`): the opponent model is this
 policy's playout policy too, so the wild seats drawn for a game stay wild to its end.
 Rewards are the searcher's team's win (1) or loss (0).
-
-**Other seats' own trees** (an option, `forest`): with a `agents.mo_search.Forest`,
-every other seat also chooses by a tree of its own, keyed by what it observes
-(Multiple-Observer ISMCTS), until its first untried move; the model plays it after
-that. Belief-ISMCTS gives one only to a Liberal's decisions (`mo_liberal`). Without
-a forest the search is exactly the one above (the hooks draw no random numbers).
 """
 
 from __future__ import annotations
@@ -46,7 +40,6 @@ from dataclasses import dataclass
 from engine.fastsim import DISCARD, ENACT, VETO_REPLY, VOTE, FastGame
 
 from .determinize import Sampler
-from .mo_search import Forest, decide, tree_ballots, witness
 from .playouts import ModelPlayers, TableModel, play_model
 from .tree import LIBERALS_WON, Node, select, ucb_tables
 
@@ -62,13 +55,10 @@ def root_moves(game: FastGame) -> tuple[int, ...]:
 @dataclass(frozen=True, slots=True)
 class ModelTree:
     """The tree policy of the searcher's own decisions: `model` plays every other seat
-    (in the tree and in the playout) and `exploration` is UCB1's c below the root.
-    With a `forest`, other seats first choose by trees of their own (`agents.mo_search`;
-    a fresh forest per decision: it keeps its trees between calls of `iterate`)."""
+    (in the tree and in the playout) and `exploration` is UCB1's c below the root."""
 
     model: TableModel
     exploration: float
-    forest: Forest | None = None
 
     def iterate(
         self,
@@ -85,7 +75,6 @@ class ModelTree:
         """
         model = self.model
         exploration = self.exploration
-        forest = self.forest
         clock = time.perf_counter
         size = min(iterations or 4096, 1 << 20) + 2
         done = 0
@@ -100,18 +89,14 @@ class ModelTree:
             seed = rng.getrandbits(_DICE_BITS)
             moves = root_moves(game)  # the same in every determinization: public + own hand
             per_round = len(moves)
-            if forest is not None:
-                forest.deal(game, root.seat, len(root.visits))
             for move in moves:
                 dice = random.Random(seed)
                 copy = game.clone()
-                won = _descend(root, move, copy, dice, model, bonus, root_inv, forest)
+                won = _descend(root, move, copy, dice, model, bonus, root_inv)
                 done += 1
                 root.avail[move] += 1
                 root.visits[move] += 1
                 root.wins[move] += won
-            if forest is not None:
-                forest.settle()  # after the round, so that its copies stay paired
         return done
 
 
@@ -123,16 +108,12 @@ def _descend(
     model: TableModel,
     bonus: list[float],
     root_inv: list[float],
-    forest: Forest | None = None,
 ) -> bool:
     """Play `first` at the root, then down the tree and out; back up; True if won."""
     me = root.seat
     width = len(root.visits)
     rand = dice.random
     players = ModelPlayers(game, model, rand, me)
-    # Other seats' own trees (empty without a forest: every check below is then cheap).
-    others = forest.walkers() if forest is not None else []
-    log = forest.log if forest is not None else []  # what all of them saw
     node = root
     move = first
     untried = 0
@@ -143,19 +124,11 @@ def _descend(
             move, untried = select(node, root_moves(game), rand, bonus, root_inv)
             path.append((node, move))
         if game.phase == VOTE:
-            if others:
-                tree_ballots(game, others, rand, bonus, root_inv)
             game.votes[me] = bool(move)
             players.fill_ballots(game, rand)
             seen = [game.count_votes()]
-            if others:
-                log.append(seen[0])
         else:
-            phase = game.phase
-            outcome = game.step(move)
-            seen = [move << 3 | outcome]
-            if others:
-                witness(others, log, game, phase, me, move, outcome)
+            seen = [move << 3 | game.step(move)]
         if untried:
             break  # expanded: the playout finishes the game
         # Everyone else, by the model, until the searcher decides again.
@@ -164,24 +137,15 @@ def _descend(
             if phase == VOTE:
                 if game.alive[me] and me not in game.votes:
                     break
-                if others:
-                    tree_ballots(game, others, rand, bonus, root_inv)
                 players.fill_ballots(game, rand)
                 seen.append(game.count_votes())
-                if others:
-                    log.append(seen[-1])
                 continue
-            mover = game.to_move()
-            if mover == me:
+            if game.to_move() == me:
                 break
-            other = decide(others, mover, game, rand, bonus, root_inv) if others else -1
-            if other < 0:
-                other = players.move(game, rand)
+            other = players.move(game, rand)
             outcome = game.step(other)
             # Another seat's discard is private: only its effects are seen later.
             seen.append(outcome if phase == DISCARD else (other << 3 | outcome) + 64)
-            if others:
-                witness(others, log, game, phase, mover, other, outcome)
         if game.reason is not None:
             break
         phase = game.phase
@@ -202,6 +166,4 @@ def _descend(
         node.visits[move] += 1
         if won:
             node.wins[move] += 1
-    if forest is not None:
-        forest.back_up(forest.walking, game.roles, liberals_won)
     return won

@@ -79,18 +79,11 @@ def _fit_file(text: str) -> Path:
     raise ValueError(f"no behaviour fit at {text}")
 
 
-def _flag(text: str) -> bool:
-    if text not in ("0", "1"):
-        raise ValueError("a switch is 0 or 1")
-    return text == "1"
-
-
 # Settings an agent takes besides its budget: option -> reader of its text (raising
 # ValueError with a reason). They let an A/B run a variant from main, without a patch.
 OPTIONS: dict[str, dict[str, Callable[[str], object]]] = {
     "belief": {"fit": _fit_file},
-    # `mo_liberal`: other seats' own trees in a Liberal's decisions (agents.mo_search).
-    "belief-ismcts": {"fit": _fit_file, "wild": _share, "mo_liberal": _flag},
+    "belief-ismcts": {"fit": _fit_file, "wild": _share},
     # Habit rates of the scripted human-style player (agents.humanlike.HABITS).
     "humanlike": {
         habit: _share
