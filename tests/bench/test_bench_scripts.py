@@ -117,6 +117,8 @@ AI_LOAD_KEYS = {
     "max_s",
     "iterations_p50",
     "iterations_p5",
+    "table_iterations_p50",
+    "table_iterations_p5",
     "loop_lag_max_ms",
     "loop_lag_p99_ms",
     "wall_s",
