@@ -133,6 +133,11 @@ def prompt_key(prompt: Prompt) -> str:
     return f"prompt:{prompt.id}:{prompt.seat}:{prompt.kind.value}"
 
 
+# The book's key of the live board: after a restart, the board it was is edited down to
+# its story (it may hold no call nor vote, which have keys of their own).
+BOARD_KEY = "board"
+
+
 def vote_key(prompt_id: str) -> str:
     """How an election's vote message is filed in the `MessageBook`."""
     return f"vote:{prompt_id}"
@@ -754,9 +759,10 @@ class DiscordFrontend:
         board = (held.board or state.board) if live else None
         files = [board] if board else []
         look = self._look(table, parts[-1], routes, live=live, image=True)
+        # The old round first: a failed edit leaves no second live board behind.
+        await self._retire_round(table)
         message = await self._send(table, "", look=look, files=files)
         held.clear()
-        await self._retire_round(table)
         if live:
             state.round = RoundMessage(
                 message.id,
@@ -764,6 +770,7 @@ class DiscordFrontend:
                 extra=[extra] if extra else [],
                 image=bool(message.attachments),
             )
+            await self._file_board(table, state.round)
 
     def _lead(self, table: Table, room: int) -> tuple[str, list[tuple[str, bytes]]]:
         """The held narration and board, to lead a prompt's message (`room`: the characters
@@ -844,6 +851,15 @@ class DiscordFrontend:
             shown = ShownMessage(rnd.message_id, body, call.prompt.deadline)
             await self._remember(table, key, shown)
             rnd.filed[key] = f"{rnd.message_id}:{body}"
+        if rnd.live:
+            await self._file_board(table, rnd)
+
+    async def _file_board(self, table: Table, rnd: RoundMessage) -> None:
+        """Keep the live board's id and story in the book (written when they change)."""
+        body = rnd.body()
+        if rnd.filed.get(BOARD_KEY) != f"{rnd.message_id}:{body}":
+            await self._remember(table, BOARD_KEY, ShownMessage(rnd.message_id, body, None))
+            rnd.filed[BOARD_KEY] = f"{rnd.message_id}:{body}"
 
     def _round_of(self, table: Table, key: str) -> RoundMessage | None:
         """The round message showing the call filed under `key`, if any."""
@@ -928,7 +944,9 @@ class DiscordFrontend:
             found = next((r for r in state.rounds() if r.message_id == shown.message_id), None)
             if found is None:
                 await self._retire_round(table)
-                found = state.round = RoundMessage(shown.message_id, [shown.content])
+                # The board image comes back with its next edit (if the game has one).
+                found = RoundMessage(shown.message_id, [shown.content], board=state.board)
+                state.round = found
             found.calls[key] = call
             found.dirty = True
             if _clock_reset(shown.deadline, prompt.deadline) and pings:
@@ -954,6 +972,7 @@ class DiscordFrontend:
                 state.held.clear()  # it went out with the prompt
             state.round = RoundMessage(sent.id, [lead], {key: call}, image=bool(sent.attachments))
             state.round.shown = look.signature()
+            await self._file_board(table, state.round)
             await self._remember(table, key, ShownMessage(sent.id, lead, prompt.deadline))
 
     async def _nudge(self, table: Table, user_id: int) -> None:
@@ -1008,7 +1027,13 @@ class DiscordFrontend:
             del state.restored[key]
             if any(r.message_id == shown.message_id for r in state.rounds()):
                 # A round message that took calls again: it shows the round as it is now.
-                await self._forget(table, key)
+                if key != BOARD_KEY:  # (the board's key now names the board it is)
+                    await self._forget(table, key)
+                continue
+            if key == BOARD_KEY:
+                # The live board before the restart, with no call asked again: its story.
+                # Its key is not dropped: by now it may name the new live board.
+                await self._edit(table, shown.message_id, Look(shown.content))
                 continue
             if key.startswith("vote:"):
                 content = _vote_closed(_preamble(shown.content), texts.CLOSED_BY_RESTART)
@@ -1111,7 +1136,16 @@ class DiscordFrontend:
         if vote.message_id is not None:
             restored = vote.restored_deadline
             vote.restored_deadline = None
-            if await self._edit(table, vote.message_id, self._vote_look(table, vote, text)):
+            board = self.state(table.game_id).board
+            files = []
+            if (
+                not vote.image
+                and board is not None
+                and "Attach Files" not in missing_in(self.client, table.channel_id)
+            ):
+                files, vote.image = [board], True  # a vote restored after a restart
+            look = self._vote_look(table, vote, text)
+            if await self._edit(table, vote.message_id, look, files=files):
                 vote.shown = text
                 if restored is not None and _clock_reset(restored, deadline) and waiting:
                     who = " ".join(mention(table, s) for s in waiting.seats if s in vote.voters)

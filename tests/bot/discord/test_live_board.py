@@ -9,6 +9,7 @@ live board is left.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import discord
@@ -73,9 +74,10 @@ async def test_one_live_board_follows_the_game_and_none_is_left_at_the_end(
         board = live_boards(table)[0]
         assert shows_image(board), text(board)
         assert texts.BUTTON_ROLE in str(components(board))
-        # The decisions open now are on it; every older message is a story, no image.
-        message, _ = driver.pending()[0]
-        assert message.id == board.id
+        # The decisions open now are on it (or a claim left open on an older round);
+        # every older message is a story, no image.
+        for message, _ in driver.pending():
+            assert message.id == board.id or texts.PICK_CLAIM in str(components(message))
         for older in table.channel_messages():
             if older.id < board.id and STATUS not in text(older):
                 assert not older.attachments, text(older)
@@ -155,3 +157,32 @@ async def test_a_demo_is_told_on_one_live_board_per_election(
         assert live_boards(table) == []
         told = "\n".join(text(m) for m in messages)
         assert told.count("nominates") == elections
+
+
+async def test_a_restart_while_an_ai_thinks_leaves_one_live_board(tmp_path: Path) -> None:
+    """The live board before a restart holds no call nor vote (an AI seat is choosing):
+    the book still names it, and the restarted bot edits it down to its story once the
+    resumed game shows a board of its own."""
+    async with open_table(tmp_path, replace(FAST, ai_pace=1.5)) as table:
+        alice = table.members[0]
+        game_id = await start_game(table, [alice], players=5)
+
+        def an_ai_turn() -> bool:
+            live = live_boards(table)
+            return len(live) == 1 and "⏳" in text(live[0]) and not driver.pending()
+
+        driver = Driver(table, [alice], seed=1)
+        await table.until(an_ai_turn, timeout=30, what="an AI seat's turn on the board")
+        before = live_boards(table)[0]
+        await table.restart()
+        await table.until(
+            lambda: any("The bot restarted" in text(m) for m in table.channel_messages()),
+            what="the resumed game's notice",
+        )
+        await table.until(lambda: len(live_boards(table)) == 1, what="one live board")
+        if live_boards(table)[0].id != before.id:
+            assert not table.message(before.id).attachments
+            assert not components(table.message(before.id))
+        await driver.play(until=lambda: reveal_posted(table))
+        assert live_boards(table) == []
+        assert (await table.storage.load_game(game_id)).status == "finished"
