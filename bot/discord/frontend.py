@@ -814,6 +814,10 @@ class DiscordFrontend:
         except BaseException:
             rnd.live = True
             raise
+        if rnd.filed.pop(BOARD_KEY, None) is not None:
+            # It shows its whole story now: a restart must not edit it back to the story
+            # the book last held for it (which may lack its last lines).
+            await self._forget(table, BOARD_KEY)
         state.round = None
         if rnd.calls:
             state.older.append(rnd)
@@ -1023,6 +1027,8 @@ class DiscordFrontend:
         """Close what was shown before a restart and not asked again (the game has
         asked for everything it waits for when it says whom it waits for)."""
         state = self.state(table.game_id)
+        # Messages a restored call or vote closes itself (with its reason).
+        closing = {s.message_id for k, s in state.restored.items() if k != BOARD_KEY}
         for key, shown in list(state.restored.items()):
             del state.restored[key]
             if any(r.message_id == shown.message_id for r in state.rounds()):
@@ -1033,7 +1039,8 @@ class DiscordFrontend:
             if key == BOARD_KEY:
                 # The live board before the restart, with no call asked again: its story.
                 # Its key is not dropped: by now it may name the new live board.
-                await self._edit(table, shown.message_id, Look(shown.content))
+                if shown.message_id not in closing:
+                    await self._edit(table, shown.message_id, Look(shown.content))
                 continue
             if key.startswith("vote:"):
                 content = _vote_closed(_preamble(shown.content), texts.CLOSED_BY_RESTART)

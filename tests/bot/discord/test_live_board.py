@@ -8,6 +8,7 @@ live board is left.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -186,3 +187,39 @@ async def test_a_restart_while_an_ai_thinks_leaves_one_live_board(tmp_path: Path
         await driver.play(until=lambda: reveal_posted(table))
         assert live_boards(table) == []
         assert (await table.storage.load_game(game_id)).status == "finished"
+
+
+async def test_a_restart_mid_vote_keeps_every_line_of_the_rounds_before(table: Harness) -> None:
+    """Rounds told before a restart keep their whole story: the board the restarted bot
+    edits down is the one the book names, with the story the message shows (a round
+    edited down to its story is dropped from the book, so a restart cannot edit it back
+    to an older story: the nomination that ended it was lost that way)."""
+    alice, bob = table.members[:2]
+    await start_game(table, [alice, bob], players=5)
+    driver = Driver(table, [alice, bob], seed=4)
+    for _ in range(3):  # a few elections in, so that several rounds are told
+        while not any("Ja" in str(components(m)) for m in table.channel_messages()):
+            pending = driver.pending()
+            if pending:
+                await driver.act(*pending[0])
+            else:
+                await asyncio.sleep(0.01)
+        told = {m.id: text(m) for m in table.channel_messages() if STATUS not in text(m)}
+        await table.restart()
+        await table.until(
+            lambda: sum("The bot restarted" in text(m) for m in table.channel_messages()) > 0,
+            what="the resumed game's notice",
+        )
+        await asyncio.sleep(0.3)  # the resumed game shows what it waits for
+        for message_id, story in told.items():
+            now = text(table.message(message_id))
+            # Narration, not an open call (a claim's call line leaves when it closes).
+            lines = [line for line in story.splitlines() if line and "<@" not in line]
+            assert all(line in now for line in lines), (story, now)
+        vote = next(m for m in table.channel_messages() if "Ja" in str(components(m)))
+        while "Ja" in str(components(table.message(vote.id))):  # on to the next election
+            pending = driver.pending()
+            if pending:
+                await driver.act(*pending[0])
+            else:
+                await asyncio.sleep(0.01)
