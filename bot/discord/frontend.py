@@ -208,11 +208,6 @@ def public_prompt_text(table: Table, prompt: Prompt) -> str:
     return text
 
 
-def prompt_components(table: Table, prompt: Prompt) -> discord.ui.View:
-    """The components of a public prompt: a select, veto buttons, or **Open your hand**."""
-    return view_of(*prompt_items(table, prompt))
-
-
 def prompt_items(table: Table, prompt: Prompt, named: bool = False) -> list[Route]:
     """A prompt's components; `named`: each says whose it is (a message shared by
     several members' calls)."""
@@ -681,10 +676,11 @@ class DiscordFrontend:
         files = []
         if post.board is not None:
             state.view = post.board
-            if post.board_changed or not post.events or state.board is None:
+            moved = post.board_changed or not post.events
+            if moved or state.board is None:  # (each live board shows the latest)
                 state.board = await self._board_file(table, post.board)
-                if post.board_changed or not post.events:
-                    files.append(state.board)
+            if moved:
+                files.append(state.board)
         if not text and not files:
             return
         extra: tuple[ComponentId, str, discord.ButtonStyle] | None = None
@@ -869,20 +865,10 @@ class DiscordFrontend:
         """The round message showing the call filed under `key`, if any."""
         return next((r for r in self.state(table.game_id).rounds() if key in r.calls), None)
 
-    async def _post_text(
-        self,
-        table: Table,
-        text: str,
-        *,
-        view: discord.ui.View | None = None,
-        files: Sequence[tuple[str, bytes]] = (),
-    ) -> discord.Message:
-        """`text` in as many messages as it needs, the view and files on the last
-        (returned)."""
-        parts = chunks(text, MAX_CONTENT)
-        for part in parts[:-1]:
+    async def _post_text(self, table: Table, text: str) -> None:
+        """`text` in as many messages as it needs."""
+        for part in chunks(text, MAX_CONTENT):
             await self._send(table, part)
-        return await self._send(table, parts[-1], view=view, files=files)
 
     async def tell(self, table: Table, private: Private) -> None:
         """Private information: never in the channel; by DM when enabled (best effort)."""
