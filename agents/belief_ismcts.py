@@ -68,12 +68,12 @@ DEFAULT_WILD = 0.4
 CLEAR_BALLOT = 0.03
 # How many standard deviations of the paired games' noise a clear margin must exceed.
 # A margin over n paired games sums n differences in {-1, 0, 1}, so its deviation is at
-# most sqrt(n). At 200 iterations (100 games a ballot) the share alone let noise decide:
-# 108 of 186 Liberal ballots crossed CLEAR_BALLOT, against 20 at 10,000 iterations, and
-# only 63 of the 108 leaned the way the 10,000-iteration search did (the same states,
-# 8 arena games; an experiment, not kept in bench/). With the noise test 184 of 186
-# capped ballots match the 10,000-iteration ballot; from about 4,500 games up the
-# share decides, as before.
+# most sqrt(n). At 200 iterations (100 games a ballot) the share alone let noise decide
+# (`python bench/ballot_noise.py --games 8 --seed 1`, the same Liberal ballots searched
+# at 200 and at 10,000 iterations): 145 of 239 capped margins crossed CLEAR_BALLOT,
+# against 21 at 10,000, and only 179 of the 239 capped ballots were the 10,000-iteration
+# ballot; with the noise test, 237. From about 4,500 games up the share decides, as
+# before. This was the Liberal regression of 2026-11-26 (0.312 as a Liberal at 10,000).
 CLEAR_Z = 2.0
 # A ballot's search stops here whatever the budget: nine AI seats vote at once, and
 # iterations spent on ballots are taken from the nominations, hands and powers of every
