@@ -88,6 +88,21 @@ def test_liberal_decisions_reads_the_arena_records(
     assert json.loads(capsys.readouterr().out) == report
 
 
+def test_ballot_noise_searches_the_same_liberal_ballots_at_both_budgets() -> None:
+    """bench/ballot_noise.py: every ballot found is a Liberal's outside the government,
+    and the noise test calls clear no capped margin the share alone would not."""
+    noise = _load("ballot_noise")
+    views = noise.liberal_ballots(1, 3)
+    assert views and all(
+        v.role is Role.LIBERAL and v.seat not in (v.president, v.chancellor) for v in views
+    )
+    out = noise.measure(1, 3, full=600)
+    assert out["ballots"] == len(views) and out["full"] == 600
+    assert out["capped_clear_noise"] <= out["capped_clear_share"] <= out["ballots"]
+    assert 0 <= out["agree_share"] <= out["ballots"] and 0 <= out["agree_noise"] <= out["ballots"]
+    assert out["agree_noise_rate"] == out["agree_noise"] / out["ballots"]
+
+
 def test_fit_compare_scores_two_fits_on_the_same_games(tmp_path: Path) -> None:
     compare = _load("fit_compare").compare
     pool = ["random", "selfish"]
