@@ -73,7 +73,8 @@ CLEAR_BALLOT = 0.03
 # at 200 and at 10,000 iterations): 145 of 239 capped margins crossed CLEAR_BALLOT,
 # against 21 at 10,000, and only 179 of the 239 capped ballots were the 10,000-iteration
 # ballot; with the noise test, 237. From about 4,500 games up the share decides, as
-# before. This was the Liberal regression of 2026-11-26 (0.312 as a Liberal at 10,000).
+# before. Most of the Liberal regression of 2026-11-26 was this: at 10,000 iterations,
+# 0.312 as a Liberal before, 0.372 after (0.397 on 2026-11-23; bench/results/README.md).
 CLEAR_Z = 2.0
 # A ballot's search stops here whatever the budget: nine AI seats vote at once, and
 # iterations spent on ballots are taken from the nominations, hands and powers of every
