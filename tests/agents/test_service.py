@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,8 @@ from agents.belief_agent import BeliefAgent
 from agents.random_agent import RandomAgent
 from agents.registry import AGENTS, make_agent
 from agents.service import AgentService, Priority, ShortDecisions, _Job, thinking_share
-from engine import Action, Claim, Game, Nominate, Phase, PlayerView, Role
+from agents.workers import MIN_THINKING_S, Kind, WorkerPool
+from engine import Action, Claim, Game, Nominate, Phase, PlayerView
 
 GENEROUS_S = 10.0  # a budget no healthy worker misses, even on a loaded machine
 LATE_S = 1.5  # how far past its budget an answer may come and still count as in time
@@ -199,6 +201,23 @@ async def test_a_search_stops_at_its_deadline_and_reports_its_iterations() -> No
     assert elapsed < 0.6 + LATE_S
 
 
+class PlannedPool(WorkerPool):
+    """Real worker processes that note how long each decision was let think.
+
+    The plan is what the service decides; the iterations a search reaches in its window
+    depend on how much of the CPU the machine gives it, so tests compare plans."""
+
+    def __init__(self, workers: int, registry: dict[str, str], preload: tuple[str, ...]) -> None:
+        super().__init__(workers, registry, preload)
+        self.windows: list[float] = []  # in the order the decisions started
+
+    def answer(
+        self, kind: Kind, spec: str, view: PlayerView, seed: int, due: float, timeout: float
+    ) -> Future[tuple[Action | Claim | None, int | None]]:
+        self.windows.append(due - time.monotonic())
+        return super().answer(kind, spec, view, seed, due, timeout)
+
+
 async def test_seats_deciding_at_once_share_the_window_instead_of_falling_back() -> None:
     # Nine AI ballots at once on one worker: each gets a share of the two seconds and
     # answers with fewer iterations; none falls back.
@@ -208,10 +227,16 @@ async def test_seats_deciding_at_once_share_the_window_instead_of_falling_back()
         seat = game.awaiting()[0]
         game.apply(agents[seat].act(game.view(seat)))
     views = [game.view(seat) for seat in game.awaiting()[:9]]
-    async with AgentService(1) as service:
+    pools: list[PlannedPool] = []
+
+    def planned(registry: dict[str, str], preload: tuple[str, ...]) -> PlannedPool:
+        pools.append(PlannedPool(1, registry, preload))
+        return pools[-1]
+
+    async with AgentService(1, pools=planned) as service:
         start = time.perf_counter()
         answers = await asyncio.gather(
-            *(service.decide("belief-ismcts", v, seed=3, budget_s=2.0) for v in views)
+            *(service.decide("belief-ismcts", v, seed=s, budget_s=2.0) for s, v in enumerate(views))
         )
         elapsed = time.perf_counter() - start
         assert service.stats.fallbacks == 0
@@ -220,15 +245,13 @@ async def test_seats_deciding_at_once_share_the_window_instead_of_falling_back()
         assert answer.iterations is not None and answer.iterations > 0
     assert elapsed < 2.0 + LATE_S
     # Planned as one set: the ballot asked first does not take the whole window and
-    # leave the others the minimum (it did: 25,000 iterations against ~500 each). A
-    # Liberal's ballot and a Fascist's have caps of their own: compared within a role.
-    for liberal in (True, False):
-        iterations = [
-            answer.iterations or 0
-            for view, answer in zip(views, answers, strict=True)
-            if (view.role is Role.LIBERAL) == liberal
-        ]
-        assert iterations and max(iterations) < 5 * min(iterations), iterations
+    # leave the others the minimum (it did: 25,000 iterations against ~500 each). The
+    # windows planned are checked, not the iterations reached in them: a machine busy
+    # with other work gives one window less CPU than the next. Windows grow down the
+    # queue as capped ballots (a Liberal's) finish early and leave their time.
+    (pool,) = pools
+    assert len(pool.windows) == len(views) and pool.windows[0] < 2.0 / 3, pool.windows
+    assert min(pool.windows) > 2 * MIN_THINKING_S, pool.windows
 
 
 async def test_a_busy_pool_answers_late_within_the_tables_patience_not_with_a_fallback() -> None:
