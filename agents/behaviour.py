@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
@@ -492,8 +493,35 @@ def load_styles(players: int, path: Path | None = None) -> Styles:
 
 
 @cache
-def _load_styles(players: int, path: str) -> Styles:
-    return robust_styles(_load(players, path), players)
+def _load_styles(players: int, path: str, prior: tuple[float, ...] = STYLE_PRIOR) -> Styles:
+    return robust_styles(_load(players, path), players, prior)
+
+
+def reading_model(
+    players: int, fit: Path | None = None, prior: tuple[float, ...] | None = None
+) -> Behaviour | Styles | None:
+    """What an agent's beliefs read the table with: None for the shipped mixture; with a
+    `fit` file alone, that fit as the only style; with a style `prior`, the mixture
+    around the fit (the shipped one without `fit`) under that prior. The same arguments
+    give the same object, so the belief cache keeps serving it."""
+    if prior is not None:
+        return _load_styles(players, str(fit or FITTED_PATH), prior)
+    return load_behaviour(players, fit) if fit else None
+
+
+def parse_style_prior(text: str) -> tuple[float, ...]:
+    """A style prior written as weights in `STYLE_NAMES` order, e.g. "5/1/1/3" or
+    "0.5/0.1/0.1/0.3" (normalised); a ValueError with the reason if it is not one."""
+    try:
+        weights = tuple(float(part) for part in text.split("/"))
+    except ValueError:
+        raise ValueError(f"style weights are numbers separated by '/', not {text!r}") from None
+    if len(weights) != len(STYLE_NAMES):
+        raise ValueError(f"give {len(STYLE_NAMES)} style weights ({'/'.join(STYLE_NAMES)})")
+    if not all(math.isfinite(w) and w > 0 for w in weights):
+        raise ValueError("every style weight is a positive number")
+    total = sum(weights)
+    return tuple(w / total for w in weights)
 
 
 _ACTIVE: dict[int, Behaviour] | None = None

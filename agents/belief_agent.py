@@ -42,7 +42,7 @@ from engine import events as ev
 from engine.variants import FASCIST_TO_WIN, HITLER_ZONE
 
 from .base import AgentBase, Budget
-from .behaviour import load_behaviour
+from .behaviour import reading_model
 from .belief import Belief
 from .belief_cache import belief_after
 from .claiming import claim_for, seen
@@ -92,9 +92,11 @@ class BeliefAgent(AgentBase):
         budget: Budget | None = None,
         *,
         fit: Path | None = None,
+        styles: tuple[float, ...] | None = None,
     ) -> None:
         super().__init__(seat, seed, budget)
         self.fit = fit  # a behaviour fit file for the beliefs; None: the shipped fit
+        self.styles = styles  # a style prior for the beliefs' mixture; None: the shipped one
         self.belief: Belief | None = None  # this seat's own belief
         self.table: Belief | None = None  # the public belief (non-Liberals only)
 
@@ -104,7 +106,7 @@ class BeliefAgent(AgentBase):
         """Build the beliefs on the first view, then feed them every new event."""
         if self.belief is None:
             setup = Variant(view.variant).setup(view.players)
-            behaviour = load_behaviour(setup.players, self.fit) if self.fit else None
+            behaviour = reading_model(setup.players, self.fit, self.styles)
             self.belief = belief_after(setup, self.seat, view.events, behaviour)
             if view.role is not Role.LIBERAL:
                 self.table = belief_after(setup, None, view.events, behaviour)

@@ -45,7 +45,7 @@ from engine.fastsim import RESHUFFLE_SEED_BITS, ROLE_CODE, FastGame, view_varian
 from engine.variants import HITLER_ZONE
 
 from .base import Budget
-from .behaviour import load_behaviour
+from .behaviour import reading_model
 from .belief import Belief, PosteriorSampler
 from .belief_agent import liberal_ballot
 from .belief_cache import belief_after
@@ -177,8 +177,9 @@ class BeliefISMCTSAgent(SearchAgent):
     """ISMCTS with posterior determinizations, opponent-model playouts and claims.
 
     Options: `exploration` (UCB1's c), `variant` (custom decks), `wild` (the share of
-    other seats the model lets play at random) and `fit` (a behaviour fit file for the
-    beliefs instead of the shipped one).
+    other seats the model lets play at random), `fit` (a behaviour fit file for the
+    beliefs instead of the shipped one) and `styles` (the style prior of the beliefs'
+    mixture, see `agents.behaviour.reading_model`).
     Without a budget a decision runs `DEFAULT_ITERATIONS` iterations.
     """
 
@@ -194,10 +195,12 @@ class BeliefISMCTSAgent(SearchAgent):
         variant: Variant | None = None,
         wild: float = DEFAULT_WILD,
         fit: Path | None = None,
+        styles: tuple[float, ...] | None = None,
     ) -> None:
         super().__init__(seat, seed, budget, exploration=exploration, variant=variant)
         self.wild = wild
         self.fit = fit  # a behaviour fit file for both beliefs; None: the shipped fit
+        self.styles = styles  # a style prior for the beliefs' mixture; None: the shipped one
         self.belief: Belief | None = None  # this seat's posterior
         self.table: Belief | None = None  # the public posterior (opponent model)
         self.model: TableModel | None = None  # built per decision from `table`
@@ -218,7 +221,7 @@ class BeliefISMCTSAgent(SearchAgent):
         if self.belief is None and self.seen == 0:
             setup = self._setup(view)
             if setup is not None:
-                behaviour = load_behaviour(setup.players, self.fit) if self.fit else None
+                behaviour = reading_model(setup.players, self.fit, self.styles)
                 self.belief = belief_after(setup, self.seat, view.events, behaviour)
                 self.table = belief_after(setup, None, view.events, behaviour)
                 self.seen = len(view.events)  # both beliefs have read them

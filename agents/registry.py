@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .base import AgentBase, Budget
+from .behaviour import parse_style_prior
 
 # name -> "module:class", imported on first use (search agents pull in more code).
 AGENTS: dict[str, str] = {
@@ -82,8 +83,8 @@ def _fit_file(text: str) -> Path:
 # Settings an agent takes besides its budget: option -> reader of its text (raising
 # ValueError with a reason). They let an A/B run a variant from main, without a patch.
 OPTIONS: dict[str, dict[str, Callable[[str], object]]] = {
-    "belief": {"fit": _fit_file},
-    "belief-ismcts": {"fit": _fit_file, "wild": _share},
+    "belief": {"fit": _fit_file, "styles": parse_style_prior},
+    "belief-ismcts": {"fit": _fit_file, "wild": _share, "styles": parse_style_prior},
     # Habit rates of the scripted human-style player (agents.humanlike.HABITS).
     "humanlike": {
         habit: _share

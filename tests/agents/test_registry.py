@@ -11,9 +11,11 @@ import pytest
 
 from agents.behaviour import (
     FITTED_PATH,
+    STYLE_NAMES,
     default_behaviour,
     load_behaviour,
     load_styles,
+    reading_model,
     save_behaviour,
 )
 from agents.belief_agent import BeliefAgent
@@ -56,6 +58,11 @@ def test_options_parse_and_write_back(fit_file: Path) -> None:
         ("belief-ismcts:fit=no_such_fit.json", "no behaviour fit at no_such_fit.json"),
         ("ismcts:wild=0.5", "unknown option 'wild'"),  # options belong to their agent
         ("random:fit=x.json", "unknown option 'fit'"),
+        ("belief-ismcts:styles=1/2/3", "give 4 style weights (bot/human/chaotic/noise)"),
+        ("belief:styles=1/0/1/1", "every style weight is a positive number"),
+        ("belief:styles=1/nan/1/1", "every style weight is a positive number"),
+        ("belief:styles=a/b/c/d", "style weights are numbers separated by '/'"),
+        ("ismcts:styles=1/1/1/1", "unknown option 'styles'"),
     ],
 )
 def test_bad_options_are_refused_with_the_reason(text: str, reason: str) -> None:
@@ -86,6 +93,33 @@ def test_built_agents_use_their_options(fit_file: Path) -> None:
     heuristic.act(view)
     assert heuristic.belief is not None
     assert heuristic.belief.behaviour is load_behaviour(7, fit_file.resolve())
+
+
+def test_a_style_prior_option_reads_the_table_with_that_mixture(fit_file: Path) -> None:
+    # `styles=` lets an A/B try another style prior from main: the mixture around the
+    # shipped fit (or `fit=`'s) under the weights given, normalised, one object per
+    # setting so the belief cache keeps serving it.
+    game = Game(7, seed=3)
+    seat = game.awaiting()[0]
+    view = game.view(seat)
+    spec = AgentSpec.parse("belief-ismcts:iterations=20,styles=3/1.5/0.5/5")
+    assert spec.settings() == {"styles": (0.3, 0.15, 0.05, 0.5)}
+    searcher = spec.build(seat, 1)
+    heuristic = make_agent(f"belief:styles=3/1.5/0.5/5,fit={fit_file}", seat, 1)
+    assert isinstance(searcher, BeliefISMCTSAgent) and isinstance(heuristic, BeliefAgent)
+    searcher.act(view)
+    heuristic.act(view)
+    assert searcher.belief is not None and searcher.table is not None
+    styles = searcher.belief.styles
+    assert styles is searcher.table.styles and styles is not load_styles(7)
+    assert styles.prior == (0.3, 0.15, 0.05, 0.5) and styles.names == STYLE_NAMES
+    assert styles is reading_model(7, None, (0.3, 0.15, 0.05, 0.5))
+    bot = styles.behaviours[0]
+    assert np.array_equal(bot.vote_ja, load_styles(7).behaviours[0].vote_ja)
+    assert heuristic.belief is not None and heuristic.belief.styles.prior == styles.prior
+    around_fit = heuristic.belief.styles.behaviours[0]
+    assert np.array_equal(around_fit.vote_ja, load_behaviour(7, fit_file.resolve()).vote_ja)
+    assert reading_model(7) is None  # no option: the shipped mixture
 
 
 def test_a_worker_rebuilds_the_agent_with_its_options(fit_file: Path) -> None:
