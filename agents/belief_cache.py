@@ -38,10 +38,13 @@ from .behaviour import Behaviour, Styles, load_styles
 from .belief import Belief
 
 # Beliefs kept per thread: a 10-player game needs one per AI seat and one for the table,
-# so 64 serve six full tables at once; beyond that the oldest are read again from the
-# start. A 10-player belief late in a game holds about a megabyte of tables (measured),
-# so a worker keeps at most about 64 MB.
-CAPACITY = 64
+# so 256 serve 25 full tables at once; beyond that the oldest are read again from the
+# start. 64 (six tables) thrashed at 20 tables: every decision re-read its belief and a
+# nomination reached 581 iterations (median) in its window instead of 791 with 256
+# (bench/ai_load_bench.py --tables 20, bench/results/README.md). A 10-player belief at
+# the end of a game holds about 0.6 MB of tables (measured), so a worker keeps at most
+# about 160 MB.
+CAPACITY = 256
 
 
 @dataclass(slots=True)
