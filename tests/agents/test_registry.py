@@ -102,18 +102,18 @@ def test_a_style_prior_option_reads_the_table_with_that_mixture(fit_file: Path) 
     game = Game(7, seed=3)
     seat = game.awaiting()[0]
     view = game.view(seat)
-    spec = AgentSpec.parse("belief-ismcts:iterations=20,styles=3/1.5/0.5/5")
-    assert spec.settings() == {"styles": (0.3, 0.15, 0.05, 0.5)}
+    spec = AgentSpec.parse("belief-ismcts:iterations=20,styles=5/1/1/3")
+    assert spec.settings() == {"styles": (0.5, 0.1, 0.1, 0.3)}
     searcher = spec.build(seat, 1)
-    heuristic = make_agent(f"belief:styles=3/1.5/0.5/5,fit={fit_file}", seat, 1)
+    heuristic = make_agent(f"belief:styles=5/1/1/3,fit={fit_file}", seat, 1)
     assert isinstance(searcher, BeliefISMCTSAgent) and isinstance(heuristic, BeliefAgent)
     searcher.act(view)
     heuristic.act(view)
     assert searcher.belief is not None and searcher.table is not None
     styles = searcher.belief.styles
-    assert styles is searcher.table.styles and styles is not load_styles(7)
-    assert styles.prior == (0.3, 0.15, 0.05, 0.5) and styles.names == STYLE_NAMES
-    assert styles is reading_model(7, None, (0.3, 0.15, 0.05, 0.5))
+    assert styles is searcher.table.styles and styles.prior != load_styles(7).prior
+    assert styles.prior == (0.5, 0.1, 0.1, 0.3) and styles.names == STYLE_NAMES
+    assert styles is reading_model(7, None, (0.5, 0.1, 0.1, 0.3))
     bot = styles.behaviours[0]
     assert np.array_equal(bot.vote_ja, load_styles(7).behaviours[0].vote_ja)
     assert heuristic.belief is not None and heuristic.belief.styles.prior == styles.prior
