@@ -9,7 +9,6 @@ live board is left.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -176,14 +175,7 @@ async def test_a_restart_while_an_ai_thinks_leaves_one_live_board(tmp_path: Path
         driver = Driver(table, [alice], seed=1)
         # Alice plays her turns until an AI seat's: she may be the first president (the
         # seats are dealt at random), and then no AI seat would ever get a turn.
-        deadline = time.monotonic() + 30
-        while not an_ai_turn():
-            assert time.monotonic() < deadline, "timed out waiting for an AI seat's turn"
-            pending = driver.pending()
-            if pending:
-                await driver.act(*pending[0])
-            else:
-                await asyncio.sleep(0.01)
+        await driver.play(until=an_ai_turn)
         before = live_boards(table)[0]
         await table.restart()
         await table.until(
