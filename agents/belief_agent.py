@@ -49,10 +49,20 @@ from .claiming import claim_for, seen
 
 L, F = Policy.LIBERAL, Policy.FASCIST
 
+# A Liberal backs a government only when it is this much more trusted than a typical
+# one. Most governments hold a Fascist (at 10 players two other seats are both Liberal
+# with probability 5/18), so a typical government is a bad one: backing every government
+# at least as trusted as the median (1.0, before 2026-11-26) passed too many of them.
+# Measured in bench/results/README.md ("A stricter Liberal ballot"): with every belief
+# seat of `random, selfish, belief` games voting so, 0.500 as a Liberal at 1.0, 0.539 at
+# 1.2, 0.544 at 1.3, 0.539 at 1.5 (3,000 games each); belief-ismcts in the paper's pool
+# at 1,000 iterations, 0.334 at 1.0 and 0.351 at 1.2 or 1.3 (1,600 games, within noise).
+STRICTNESS = 1.3
+
 
 def trusted(view: PlayerView, seat: int, trust: np.ndarray) -> bool:
-    """Whether the nominated government is at least as trusted as a typical one (laxer
-    near chaos), `trust` being P(both Liberal) per pair.
+    """Whether the nominated government is clearly more trusted than a typical one
+    (STRICTNESS times it; laxer near chaos), `trust` being P(both Liberal) per pair.
 
     Typical: the median over governments of other living seats, so the rule reads the
     same whatever this seat's own role (a Hitler who counted his own pairs would vote
@@ -64,13 +74,13 @@ def trusted(view: PlayerView, seat: int, trust: np.ndarray) -> bool:
     typical = float(np.median(pairs)) if pairs else 0.0
     this = float(trust[view.president, view.chancellor])
     slack = 0.6 if view.election_tracker >= 2 else 1.0
-    return this >= slack * typical - 1e-12
+    return this >= slack * STRICTNESS * typical - 1e-12
 
 
 def liberal_ballot(view: PlayerView, seat: int, trust: np.ndarray, hitler: np.ndarray) -> bool:
     """A Liberal's sincere ballot: Ja for its own government; in the Hitler zone Nein
     for a chancellor who is Hitler with probability over 1/4; else Ja for a government
-    at least as trusted as a typical one (`trusted`). `hitler` is P(Hitler) per seat."""
+    clearly more trusted than a typical one (`trusted`). `hitler` is P(Hitler) per seat."""
     president, chancellor = view.president, view.chancellor
     assert chancellor is not None
     if seat in (president, chancellor):
@@ -243,7 +253,7 @@ class BeliefAgent(AgentBase):
         return Vote(self.seat, liberal_ballot(view, self.seat, trust, hitler))
 
     def _liberal_vote(self, view: PlayerView, trust: np.ndarray, rng: random.Random) -> bool:
-        """Ja for a government at least as trusted as a typical one (see `trusted`)."""
+        """Ja for a government clearly more trusted than a typical one (see `trusted`)."""
         return trusted(view, self.seat, trust)
 
     # --- the legislative session ------------------------------------------------------

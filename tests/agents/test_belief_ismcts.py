@@ -14,7 +14,7 @@ import pytest
 
 from agents.base import Budget
 from agents.belief import Belief
-from agents.belief_agent import liberal_ballot
+from agents.belief_agent import STRICTNESS, liberal_ballot
 from agents.belief_ismcts import DEFAULT_ITERATIONS, BeliefISMCTSAgent, BeliefSampler
 from agents.claiming import claim_for
 from agents.determinize import deck_knowledge, possible_deals
@@ -418,8 +418,9 @@ def test_a_ballot_margin_is_clear_only_out_of_the_noise_of_its_paired_games() ->
 
 
 def test_the_sincere_ballot() -> None:
-    """Own government: Ja. Zone: Nein for a likely Hitler. Else: Ja when at least as
-    trusted as the median government of the other living seats."""
+    """Own government: Ja. Zone: Nein for a likely Hitler. Else: Ja when clearly more
+    trusted than the median government of the other living seats (STRICTNESS times
+    it), with slack when a failed vote would bring chaos near."""
     view = _liberal_votes(1)[0]
     assert view.seat is not None and view.chancellor is not None
     n, p, c = view.players, view.president, view.chancellor
@@ -434,3 +435,9 @@ def test_the_sincere_ballot() -> None:
     trust[p, c] = trust[c, p] = 0.1
     hitler[c] = 0.0
     assert not liberal_ballot(view, view.seat, trust, hitler)
+    # A little more trusted than the typical government (0.5) is not enough...
+    trust[p, c] = trust[c, p] = 0.55
+    assert STRICTNESS * 0.5 > 0.55
+    assert not liberal_ballot(view, view.seat, trust, hitler)
+    # ...unless two elections have failed: a third brings chaos.
+    assert liberal_ballot(replace(view, election_tracker=2), view.seat, trust, hitler)
