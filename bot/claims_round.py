@@ -104,14 +104,16 @@ class ClaimsRound:
                 deadline = self.windows.deadline = await clock.from_seen(seen, deadline)
                 seen = None
             self._changed.clear()
-            timeout = clock.remaining(deadline)
-            if clock.unseen(seen):
-                timeout = self._look_again_s  # the window opens when the prompts are shown
+            # The window's clock runs once the prompts are shown (or unseen too long).
+            running = not clock.unseen(seen)
+            timeout = clock.remaining(deadline) if running else self._look_again_s
             try:
                 # asyncio.timeout, not wait_for: in Python 3.11, wait_for swallows a
                 # cancellation that arrives as the event is set.
                 async with asyncio.timeout(timeout):
                     await self._changed.wait()
             except TimeoutError:
-                if seen is None or seen.done():
-                    break  # else: still unseen, look again
+                if running:
+                    break  # the window's time is up
+                # Else look again: still unseen, or shown just now (the loop then moves
+                # the deadline; closing here would end a window nobody had seen).

@@ -13,6 +13,8 @@ from bot.deadlines import VISIBLE_SLACK_S, Deadlines
 from bot.notices import CLAIM_WINDOW_CLOSED as CLOSED
 from engine import Game
 
+from .conftest import until
+
 TURN = 5  # the decision the round belongs to
 
 
@@ -199,20 +201,15 @@ async def test_the_window_waits_for_its_prompts_to_be_shown() -> None:
     # The window opens and its clock watches the prompt in the same step (no await
     # between): from here the prompt is at least `late` seconds late, however slowly a
     # loaded machine got the round this far.
-    for _ in range(1000):
-        if session.issued:
-            break
-        await asyncio.sleep(0)
+    await until(lambda: bool(session.issued))
     late = VISIBLE_SLACK_S + 0.2
     await settle(task, late)  # long past the deadline, but nobody has seen the prompt
     assert session.closed == []
     [first] = r.store.writes
     assert first is not None
     shown.show()
-    for _ in range(1000):  # the round moves the deadline by how late the prompt was shown
-        if r.windows.deadline != first:
-            break
-        await asyncio.sleep(0)
+    # The round moves the deadline by how late the prompt was shown.
+    await until(lambda: r.windows.deadline != first)
     moved = r.store.writes[-1]
     assert moved is not None and moved >= first + late
     assert r.windows.deadline == moved
@@ -231,3 +228,24 @@ async def test_a_failed_session_stops_the_round_without_storing_it() -> None:
     with pytest.raises(RuntimeError):
         await asyncio.wait_for(task, 5)
     assert session.saves == 0 and r.windows.closed == set()
+
+
+async def test_a_prompt_shown_as_the_round_looks_again_still_moves_the_deadline() -> None:
+    # A loaded machine: the event loop comes back late, so the prompt is shown in the
+    # same turn as the round's look-again timer fires. The window must still move its
+    # deadline, not close at once on the deadline that ran while nobody saw the prompt.
+    session = Session(ai=set())
+    shown = Shown(at_once=False)
+    r = Round(session, pending={0}, limit=0.1, shown=shown)
+    task = r.start()
+    await until(lambda: bool(session.issued))
+    await settle(task, VISIBLE_SLACK_S + 0.2)
+    [first] = r.store.writes
+    assert first is not None
+    time.sleep(0.1)  # the loop is late: the round's look-again timer (0.05 s) is past
+    shown.show()
+    await until(lambda: r.windows.deadline != first)
+    assert r.windows.deadline is not None and r.windows.deadline > first
+    assert session.closed == []
+    await asyncio.wait_for(task, 5)
+    assert session.closed == [(0, CLOSED)]
