@@ -90,15 +90,6 @@ def liberal_ballot(view: PlayerView, seat: int, trust: np.ndarray, hitler: np.nd
     return trusted(view, seat, trust)
 
 
-def nominee_score(
-    view: PlayerView, trust: np.ndarray, hitler: np.ndarray
-) -> Callable[[int], float]:
-    """How much a Liberal president wants each seat as chancellor: how likely it is
-    Liberal, less twice its chance of being Hitler once electing Hitler would lose."""
-    penalty = 2.0 if view.fascist_policies >= HITLER_ZONE else 0.0
-    return lambda s: float(trust[s, s] - penalty * hitler[s])
-
-
 class BeliefAgent(AgentBase):
     """Heuristic play from an exact belief; deterministic under its seed."""
 
@@ -237,7 +228,11 @@ class BeliefAgent(AgentBase):
             trust, _ = self._liberal_eyes(view)
             return Nominate(self.seat, self._best(options, lambda s: trust[s, s], rng))
         trust, hitler_p = self._liberal_eyes(view)
-        return Nominate(self.seat, self._best(options, nominee_score(view, trust, hitler_p), rng))
+        penalty = 2.0 if zone else 0.0
+        return Nominate(
+            self.seat,
+            self._best(options, lambda s: trust[s, s] - penalty * hitler_p[s], rng),
+        )
 
     def _vote(self, view: PlayerView, rng: random.Random) -> Action:
         assert self.belief is not None and view.chancellor is not None

@@ -38,7 +38,7 @@ import random
 from pathlib import Path
 from typing import ClassVar
 
-from engine import Action, Claim, Nominate, Phase, PlayerView, Role, Setup, Variant, Vote
+from engine import Action, Claim, Phase, PlayerView, Role, Setup, Variant, Vote
 from engine import events as ev
 from engine.chance import shuffle
 from engine.fastsim import RESHUFFLE_SEED_BITS, ROLE_CODE, FastGame, view_variant
@@ -47,13 +47,13 @@ from engine.variants import HITLER_ZONE
 from .base import Budget
 from .behaviour import reading_model
 from .belief import Belief, PosteriorSampler
-from .belief_agent import liberal_ballot, nominee_score
+from .belief_agent import liberal_ballot
 from .belief_cache import belief_after
 from .claiming import claim_for
 from .determinize import Sampler, UniformSampler
 from .model_search import ModelTree
 from .playouts import TableModel
-from .search import SearchResult, TreePolicy
+from .search import TreePolicy
 from .search_agent import DEFAULT_EXPLORATION, SearchAgent
 
 # Iterations a decision runs by default (the paper's budget): about 0.75 s of CPU per
@@ -88,9 +88,8 @@ FASCIST_BALLOT_ITERATIONS = 2_000
 
 
 def clear_ballot(margin: float, games: int) -> bool:
-    """Whether a `margin` between two root moves (Ja's extra wins over Nein, or the
-    search's nominee's over the sincere one's, on `games` paired games) is clear: at
-    least CLEAR_BALLOT of the games and CLEAR_Z deviations of their noise."""
+    """Whether a ballot's `margin` (Ja's extra wins over Nein on `games` paired games)
+    is clear: at least CLEAR_BALLOT of the games and CLEAR_Z deviations of their noise."""
     return games > 0 and abs(margin) >= max(CLEAR_BALLOT * games, CLEAR_Z * math.sqrt(games))
 
 
@@ -197,11 +196,9 @@ class BeliefISMCTSAgent(SearchAgent):
         wild: float = DEFAULT_WILD,
         fit: Path | None = None,
         styles: tuple[float, ...] | None = None,
-        nominate: str = "sincere",
     ) -> None:
         super().__init__(seat, seed, budget, exploration=exploration, variant=variant)
         self.wild = wild
-        self.nominate = nominate  # a Liberal's nomination: "sincere" unless clear, or "search"
         self.fit = fit  # a behaviour fit file for both beliefs; None: the shipped fit
         self.styles = styles  # a style prior for the beliefs' mixture; None: the shipped one
         self.belief: Belief | None = None  # this seat's posterior
@@ -272,8 +269,6 @@ class BeliefISMCTSAgent(SearchAgent):
             return view.legal_actions[0]
         result = self.search(view, rng)
         root = result.root
-        if view.phase is Phase.NOMINATE and view.role is Role.LIBERAL and self.belief is not None:
-            return self._liberal_nomination(view, result)
         if view.phase is not Phase.VOTE or self.model is None:
             return result.best_action()
         margin = root.wins[1] - root.wins[0]  # Ja's extra wins over Nein, on paired games
@@ -289,26 +284,6 @@ class BeliefISMCTSAgent(SearchAgent):
         if margin == 0:
             return Vote(self.seat, self._expected_ballot(view, self.model))
         return result.best_action()
-
-    def _liberal_nomination(self, view: PlayerView, result: SearchResult) -> Action:
-        """The seat this Liberal's belief trusts most (`nominee_score`), unless the
-        search's nominee wins clearly more of the paired games.
-
-        With seven nominees, 1,000 iterations give each about 140 paired games, and the
-        choice between them was mostly noise: in 240 recorded games of the paper's pool
-        the search named a Liberal chancellor 181 times in 338 nominations before the
-        Hitler zone, where the most trusted seat was a Liberal 229 times."""
-        assert self.belief is not None
-        if self.nominate == "search":
-            return result.best_action()
-        score = nominee_score(view, self.belief.pair_liberal(), self.belief.hitler())
-        chancellors = [a.chancellor if isinstance(a, Nominate) else -1 for a in result.actions]
-        sincere = max(range(len(result.moves)), key=lambda i: (score(chancellors[i]), -i))
-        best, root = result.best_move(), result.root
-        chosen = result.moves[sincere]
-        if clear_ballot(root.wins[best] - root.wins[chosen], root.visits[chosen]):
-            return result.best_action()
-        return result.actions[sincere]
 
     def _expected_ballot(self, view: PlayerView, model: TableModel) -> bool:
         """The ballot that says nothing new: a teammate's government for a Fascist who

@@ -34,12 +34,6 @@ def _share(text: str) -> float:
     return value
 
 
-def _nomination(text: str) -> str:
-    if text not in ("sincere", "search"):
-        raise ValueError("a nomination rule is sincere or search")
-    return text
-
-
 # Specs come from lobbies, the database and command lines: a `fit=` that could name any
 # file would let whoever writes a spec make the bot open (and report on) any path on the
 # machine. Fits are read only from the agents package (the shipped fits) and from the
@@ -90,12 +84,7 @@ def _fit_file(text: str) -> Path:
 # ValueError with a reason). They let an A/B run a variant from main, without a patch.
 OPTIONS: dict[str, dict[str, Callable[[str], object]]] = {
     "belief": {"fit": _fit_file, "styles": parse_style_prior},
-    "belief-ismcts": {
-        "fit": _fit_file,
-        "wild": _share,
-        "styles": parse_style_prior,
-        "nominate": _nomination,
-    },
+    "belief-ismcts": {"fit": _fit_file, "wild": _share, "styles": parse_style_prior},
     # Habit rates of the scripted human-style player (agents.humanlike.HABITS).
     "humanlike": {
         habit: _share

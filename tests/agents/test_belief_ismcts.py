@@ -14,7 +14,7 @@ import pytest
 
 from agents.base import Budget
 from agents.belief import Belief
-from agents.belief_agent import STRICTNESS, liberal_ballot, nominee_score
+from agents.belief_agent import STRICTNESS, liberal_ballot
 from agents.belief_ismcts import DEFAULT_ITERATIONS, BeliefISMCTSAgent, BeliefSampler
 from agents.claiming import claim_for
 from agents.determinize import deck_knowledge, possible_deals
@@ -28,7 +28,6 @@ from engine import (
     FixedChance,
     Game,
     InvestigationClaim,
-    Nominate,
     PeekClaim,
     Phase,
     PlayerView,
@@ -403,61 +402,6 @@ def test_a_liberal_votes_its_conscience_unless_the_search_sees_a_clear_differenc
         root = searcher.search(view, searcher.rng(view)).root
         chosen = BeliefISMCTSAgent(view.seat, 2, Budget(iterations=100)).act(view)
         assert chosen == Vote(view.seat, root.wins[1] - root.wins[0] > 0)
-
-
-def _liberal_nominations(count: int) -> list[PlayerView]:
-    """Nomination views of Liberal presidents with a choice, from Selfish games."""
-    out = [
-        v
-        for v in positions(200, seed=7)
-        if v.phase is Phase.NOMINATE and v.role is Role.LIBERAL and len(v.legal_actions) > 2
-    ]
-    assert len(out) >= count
-    return out[:count]
-
-
-def test_a_liberal_nominates_the_seat_it_trusts_most_unless_the_search_clearly_prefers_another(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import agents.belief_ismcts as module
-
-    differ = 0
-    for view in _liberal_nominations(6):
-        assert view.seat is not None
-        monkeypatch.setattr(module, "CLEAR_BALLOT", 2.0)  # no margin is ever clear
-        sincere = BeliefISMCTSAgent(view.seat, 2, Budget(iterations=100))
-        chosen = sincere.act(view)
-        assert isinstance(chosen, Nominate) and sincere.belief is not None
-        score = nominee_score(view, sincere.belief.pair_liberal(), sincere.belief.hitler())
-        nominees = [a.chancellor for a in view.legal_actions if isinstance(a, Nominate)]
-        assert score(chosen.chancellor) == max(score(s) for s in nominees)
-        monkeypatch.setattr(module, "CLEAR_BALLOT", 0.0)  # every margin is clear
-        monkeypatch.setattr(module, "CLEAR_Z", 0.0)
-        searcher = BeliefISMCTSAgent(view.seat, 2, Budget(iterations=100))
-        searcher.observe(view)
-        best = searcher.search(view, searcher.rng(view)).best_action()
-        assert BeliefISMCTSAgent(view.seat, 2, Budget(iterations=100)).act(view) == best
-        # The A/B setting: the search's nominee whatever the margin.
-        monkeypatch.setattr(module, "CLEAR_BALLOT", 2.0)
-        assert (
-            make_agent("belief-ismcts:iterations=100,nominate=search", view.seat, 2).act(view)
-            == best
-        )
-        differ += best != chosen
-    assert differ  # the two rules do disagree on some of these positions
-
-
-def test_the_sincere_nominee() -> None:
-    """The most likely Liberal; from the Hitler zone on, less twice the chance of Hitler."""
-    view = _liberal_nominations(1)[0]
-    n = view.players
-    trust = np.full((n, n), 0.3)
-    trust[1, 1], trust[2, 2] = 0.8, 0.7
-    hitler = np.zeros(n)
-    hitler[1] = 0.2
-    assert nominee_score(view, trust, hitler)(1) > nominee_score(view, trust, hitler)(2)
-    zone = replace(view, fascist_policies=3)
-    assert nominee_score(zone, trust, hitler)(1) < nominee_score(zone, trust, hitler)(2)
 
 
 def test_a_ballot_margin_is_clear_only_out_of_the_noise_of_its_paired_games() -> None:
