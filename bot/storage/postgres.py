@@ -86,9 +86,19 @@ _LOST: tuple[type[BaseException], ...] = (
 )
 
 
+# A session the server ended while it sat idle (pg_terminate_backend, a restart) can
+# fail its next BEGIN with asyncpg's InternalClientError ("another operation is in
+# progress": the server's goodbye was read, the socket's close not yet) before
+# `is_closed()` says so. Nothing was sent but BEGIN, so the transaction starts over on a
+# new session (`_begin`).
+_DEAD_AT_BEGIN: tuple[type[BaseException], ...] = (
+    *_LOST,
+    asyncpg.exceptions.InternalClientError,
+)
+
 _ERRORS: tuple[type[BaseException], ...] = (
     asyncpg.PostgresError,
-    *_LOST,
+    *_DEAD_AT_BEGIN,
 )  # what a driver call may raise from the database
 
 
@@ -212,10 +222,8 @@ class PostgresDriver(Driver):
     async def write(self) -> AsyncIterator[_PgTx]:
         """One write transaction on the claim's session: COMMIT or ROLLBACK."""
         async with self._lock:
-            conn = await self._live()
-            tx = conn.transaction()
+            conn, tx = await self._begin()
             try:
-                await tx.start()
                 yield _PgTx(conn)
                 await tx.commit()
             except BaseException as exc:
@@ -230,17 +238,34 @@ class PostgresDriver(Driver):
     async def read(self) -> AsyncIterator[_PgTx]:
         """A read-only transaction at REPEATABLE READ: one snapshot for its queries."""
         async with self._lock:
-            conn = await self._live()
-            tx = conn.transaction(isolation="repeatable_read", readonly=True)
+            conn, tx = await self._begin(isolation="repeatable_read", readonly=True)
             try:
-                await tx.start()
                 yield _PgTx(conn)
-            except (asyncpg.PostgresError, *_LOST) as exc:
+            except _ERRORS as exc:
                 fault = _fault(exc, self._name, self._busy_timeout)
                 raise fault or StorageError(f"The database could not be read: {exc}.") from exc
             finally:
                 with contextlib.suppress(Exception):
                     await tx.rollback()
+
+    async def _begin(self, **options: Any) -> tuple[Any, Any]:
+        """A started transaction on the live session (under the lock). If BEGIN finds
+        the session dead (`_DEAD_AT_BEGIN`), the session is dropped and BEGIN tried once
+        more on a new one, which first re-takes this process's shards (`_live`)."""
+        try:
+            conn = await self._live()
+            tx = conn.transaction(**options)
+            try:
+                await tx.start()
+            except _DEAD_AT_BEGIN:
+                conn.terminate()  # closed now: `_live` connects anew
+                conn = await self._live()
+                tx = conn.transaction(**options)
+                await tx.start()
+        except _ERRORS as exc:
+            fault = _fault(exc, self._name, self._busy_timeout)
+            raise fault or StorageError(f"The database could not be used: {exc}.") from exc
+        return conn, tx
 
     async def backup(self, path: str | os.PathLike[str]) -> None:
         raise StorageError(
@@ -547,7 +572,7 @@ def _fault(
             f"Cannot open the database {name}: the server has no connection to spare"
             f" ({detail}). Raise its max_connections, or stop what holds them."
         )
-    if isinstance(exc, _LOST):
+    if isinstance(exc, _DEAD_AT_BEGIN):
         if opening:
             return CannotOpen(
                 f"Cannot reach the database server of {name} ({detail}). Start it, or fix"

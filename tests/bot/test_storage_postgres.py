@@ -34,6 +34,7 @@ from bot.storage import (
 )
 from engine import Game, Party, Role, WinReason
 from tests.bot.conftest import normalised
+from tests.bot.pg_faults import fail_next_begin
 from tests.bot.test_recovery import Freezer, _kill_points, _play
 from tests.bot.test_storage_faults import DAMAGE, HUMAN, _three_games
 
@@ -247,6 +248,39 @@ async def test_a_lost_connection_is_replaced_and_nothing_acknowledged_is_lost(
         if len(stored.record.actions) == 1:
             await store.append_action(game_id, 1, second)
         assert (await store.load_game(game_id)).record.actions == [first, second]
+
+
+async def test_a_session_ended_while_idle_is_replaced_even_before_asyncpg_sees_it_close(
+    pg_url: str, pg_server: PgServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server ends the idle session, and the next BEGIN fails before asyncpg knows
+    (InternalClientError): nothing but BEGIN was sent, so the change is stored on a new
+    session, with no error at all."""
+    game = Game(5, seed=9)
+    async with await Storage.open(pg_url) as store:
+        game_id = await store.create_game(
+            players=5, variant=game.variant, seed=9, seats=_seats(), options={}
+        )
+        first = game.legal_actions(game.awaiting()[0])[0]
+        await store.append_action(game_id, 0, first)
+        game.apply(first)
+        pid = pg_server.sql(
+            _db(pg_url),
+            "SELECT pid FROM pg_stat_activity WHERE application_name = 'shbot'"
+            " AND pid <> pg_backend_pid()",
+        ).split()
+        pg_server.sql(_db(pg_url), f"SELECT pg_terminate_backend({pid[0]})")
+        failed = fail_next_begin(monkeypatch, store._driver._conn)  # type: ignore[attr-defined]
+        second = game.legal_actions(game.awaiting()[0])[0]
+        await store.append_action(game_id, 1, second)
+        assert failed == [1]
+        assert (await store.load_game(game_id)).record.actions == [first, second]
+        now = pg_server.sql(
+            _db(pg_url),
+            "SELECT pid FROM pg_stat_activity WHERE application_name = 'shbot'"
+            " AND pid <> pg_backend_pid()",
+        ).split()
+        assert now and now != pid  # a new session
 
 
 async def test_schema_version_n_has_the_same_tables_and_columns_on_both_databases(
