@@ -32,7 +32,7 @@ from bot.storage import (
     Storage,
     StorageError,
 )
-from engine import Game, Party, Role, WinReason
+from engine import Action, Game, Party, Role, WinReason
 from tests.bot.conftest import normalised
 from tests.bot.pg_faults import fail_next_begin
 from tests.bot.test_recovery import Freezer, _kill_points, _play
@@ -223,19 +223,34 @@ def test_many_processes_opening_one_new_database_at_once_all_succeed(
     ]
 
 
+async def _one_action_stored(store: Storage) -> tuple[int, Game, Action]:
+    """A new 5-player game with its first action stored: (its id, the game, the action)."""
+    game = Game(5, seed=9)
+    game_id = await store.create_game(
+        players=5, variant=game.variant, seed=9, seats=_seats(), options={}
+    )
+    first = game.legal_actions(game.awaiting()[0])[0]
+    await store.append_action(game_id, 0, first)
+    game.apply(first)
+    return game_id, game, first
+
+
+def _shbot_sessions(pg_server: PgServer, pg_url: str) -> list[str]:
+    """The server process ids of shbot's sessions on the test database."""
+    return pg_server.sql(
+        _db(pg_url),
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'shbot'"
+        " AND pid <> pg_backend_pid()",
+    ).split()
+
+
 async def test_a_lost_connection_is_replaced_and_nothing_acknowledged_is_lost(
     pg_url: str, pg_server: PgServer
 ) -> None:
     """The server ends the session (a restart, a network fault): the next change
     reconnects; every change acknowledged before is there."""
-    game = Game(5, seed=9)
     async with await Storage.open(pg_url) as store:
-        game_id = await store.create_game(
-            players=5, variant=game.variant, seed=9, seats=_seats(), options={}
-        )
-        first = game.legal_actions(game.awaiting()[0])[0]
-        await store.append_action(game_id, 0, first)
-        game.apply(first)
+        game_id, game, first = await _one_action_stored(store)
         pg_server.sql(
             _db(pg_url),
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
@@ -256,30 +271,16 @@ async def test_a_session_ended_while_idle_is_replaced_even_before_asyncpg_sees_i
     """The server ends the idle session, and the next BEGIN fails before asyncpg knows
     (InternalClientError): nothing but BEGIN was sent, so the change is stored on a new
     session, with no error at all."""
-    game = Game(5, seed=9)
     async with await Storage.open(pg_url) as store:
-        game_id = await store.create_game(
-            players=5, variant=game.variant, seed=9, seats=_seats(), options={}
-        )
-        first = game.legal_actions(game.awaiting()[0])[0]
-        await store.append_action(game_id, 0, first)
-        game.apply(first)
-        pid = pg_server.sql(
-            _db(pg_url),
-            "SELECT pid FROM pg_stat_activity WHERE application_name = 'shbot'"
-            " AND pid <> pg_backend_pid()",
-        ).split()
+        game_id, game, first = await _one_action_stored(store)
+        pid = _shbot_sessions(pg_server, pg_url)
         pg_server.sql(_db(pg_url), f"SELECT pg_terminate_backend({pid[0]})")
         failed = fail_next_begin(monkeypatch, store._driver._conn)  # type: ignore[attr-defined]
         second = game.legal_actions(game.awaiting()[0])[0]
         await store.append_action(game_id, 1, second)
         assert failed == [1]
         assert (await store.load_game(game_id)).record.actions == [first, second]
-        now = pg_server.sql(
-            _db(pg_url),
-            "SELECT pid FROM pg_stat_activity WHERE application_name = 'shbot'"
-            " AND pid <> pg_backend_pid()",
-        ).split()
+        now = _shbot_sessions(pg_server, pg_url)
         assert now and now != pid  # a new session
 
 
