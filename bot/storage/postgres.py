@@ -74,31 +74,26 @@ _SESSION = {
     "idle_in_transaction_session_timeout": "60000",
 }
 
+# Errors that mean the session is gone. InternalClientError ("another operation is in
+# progress") is one: a session the server ended while it sat idle (pg_terminate_backend,
+# a restart) fails its next BEGIN so when asyncpg has read the server's goodbye but not
+# yet the socket's close, before `is_closed()` says so (`_begin` starts over on a new
+# session: nothing but BEGIN was sent).
 _LOST: tuple[type[BaseException], ...] = (
     asyncpg.exceptions.ConnectionDoesNotExistError,
     asyncpg.exceptions.PostgresConnectionError,
     asyncpg.exceptions.AdminShutdownError,
     asyncpg.exceptions.CannotConnectNowError,
+    asyncpg.exceptions.InternalClientError,
     asyncpg.InterfaceError,
     ConnectionError,
     OSError,
     asyncio.TimeoutError,
 )
 
-
-# A session the server ended while it sat idle (pg_terminate_backend, a restart) can
-# fail its next BEGIN with asyncpg's InternalClientError ("another operation is in
-# progress": the server's goodbye was read, the socket's close not yet) before
-# `is_closed()` says so. Nothing was sent but BEGIN, so the transaction starts over on a
-# new session (`_begin`).
-_DEAD_AT_BEGIN: tuple[type[BaseException], ...] = (
-    *_LOST,
-    asyncpg.exceptions.InternalClientError,
-)
-
 _ERRORS: tuple[type[BaseException], ...] = (
     asyncpg.PostgresError,
-    *_DEAD_AT_BEGIN,
+    *_LOST,
 )  # what a driver call may raise from the database
 
 
@@ -250,14 +245,14 @@ class PostgresDriver(Driver):
 
     async def _begin(self, **options: Any) -> tuple[Any, Any]:
         """A started transaction on the live session (under the lock). If BEGIN finds
-        the session dead (`_DEAD_AT_BEGIN`), the session is dropped and BEGIN tried once
+        the session gone (`_LOST`), the session is dropped and BEGIN tried once
         more on a new one, which first re-takes this process's shards (`_live`)."""
         try:
             conn = await self._live()
             tx = conn.transaction(**options)
             try:
                 await tx.start()
-            except _DEAD_AT_BEGIN:
+            except _LOST:
                 conn.terminate()  # closed now: `_live` connects anew
                 conn = await self._live()
                 tx = conn.transaction(**options)
@@ -572,7 +567,7 @@ def _fault(
             f"Cannot open the database {name}: the server has no connection to spare"
             f" ({detail}). Raise its max_connections, or stop what holds them."
         )
-    if isinstance(exc, _DEAD_AT_BEGIN):
+    if isinstance(exc, _LOST):
         if opening:
             return CannotOpen(
                 f"Cannot reach the database server of {name} ({detail}). Start it, or fix"

@@ -192,8 +192,11 @@ async def test_the_round_ends_when_the_game_moves_on_and_closes_at_the_new_decis
     assert r.windows.turn == TURN + 1 and r.windows.closed == {0, 4}
 
 
-async def test_the_window_waits_for_its_prompts_to_be_shown() -> None:
-    # A slow front-end: the window's clock starts when the table can see the prompts.
+async def unseen_past_its_deadline(
+    late: float,
+) -> tuple[Session, Shown, Round, asyncio.Task[None], float]:
+    """A round whose one prompt is still not shown `late` seconds after its window
+    opened (with a 0.1 s limit): (session, shown, round, task, the first deadline)."""
     session = Session(ai=set())
     shown = Shown(at_once=False)
     r = Round(session, pending={0}, limit=0.1, shown=shown)
@@ -202,11 +205,17 @@ async def test_the_window_waits_for_its_prompts_to_be_shown() -> None:
     # between): from here the prompt is at least `late` seconds late, however slowly a
     # loaded machine got the round this far.
     await until(lambda: bool(session.issued))
-    late = VISIBLE_SLACK_S + 0.2
     await settle(task, late)  # long past the deadline, but nobody has seen the prompt
     assert session.closed == []
     [first] = r.store.writes
     assert first is not None
+    return session, shown, r, task, first
+
+
+async def test_the_window_waits_for_its_prompts_to_be_shown() -> None:
+    # A slow front-end: the window's clock starts when the table can see the prompts.
+    late = VISIBLE_SLACK_S + 0.2
+    session, shown, r, task, first = await unseen_past_its_deadline(late)
     shown.show()
     # The round moves the deadline by how late the prompt was shown.
     await until(lambda: r.windows.deadline != first)
@@ -234,14 +243,7 @@ async def test_a_prompt_shown_as_the_round_looks_again_still_moves_the_deadline(
     # A loaded machine: the event loop comes back late, so the prompt is shown in the
     # same turn as the round's look-again timer fires. The window must still move its
     # deadline, not close at once on the deadline that ran while nobody saw the prompt.
-    session = Session(ai=set())
-    shown = Shown(at_once=False)
-    r = Round(session, pending={0}, limit=0.1, shown=shown)
-    task = r.start()
-    await until(lambda: bool(session.issued))
-    await settle(task, VISIBLE_SLACK_S + 0.2)
-    [first] = r.store.writes
-    assert first is not None
+    session, shown, r, task, first = await unseen_past_its_deadline(VISIBLE_SLACK_S + 0.2)
     time.sleep(0.1)  # the loop is late: the round's look-again timer (0.05 s) is past
     shown.show()
     await until(lambda: r.windows.deadline != first)
