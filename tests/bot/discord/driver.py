@@ -155,8 +155,6 @@ class Driver:
         else:
             result = await member.click(message, label=self.rng.choice(labels))
         reply = _reply(result)
-        if decision is not None and reply.startswith("This game is paused"):  # again later
-            self.done.discard((member.id, decision))
         self.replies.append(reply)
         return reply
 
