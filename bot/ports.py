@@ -19,9 +19,10 @@ Contract, for every implementation:
 - `ask` offers one seat a choice. A `Prompt` is private to its seat as a whole (its
   question may name the seat's hand): show it only to that seat's member, and tell the
   table whom it waits for from `waiting`. The answer arrives later, from any task, as
-  `await control.choose(user_id, prompt.id, index)` (or `submit`), which returns once the
-  action is accepted and stored, or raises `engine.IllegalAction` (including the
-  `SessionRefusal` subclasses below) with a message to show that player as is.
+  `await control.choose(user_id, prompt.id, index)` (or `submit`), which returns (the
+  prompt answered) once the action is accepted and stored, or raises
+  `engine.IllegalAction` (including the `SessionRefusal` subclasses below) with a
+  message to show that player as is.
   `withdraw` says the prompt is closed (answered, timed out, superseded).
 - Prompt ids are stable across a restart of the bot: a button carrying
   `sh:v1:<game_id>:<prompt.id>:<option index>` stays valid as long as the prompt is open.
@@ -325,9 +326,10 @@ class GameControl(Protocol):
         """The prompts `seat` may answer now (to show them again on request)."""
         ...
 
-    async def choose(self, user_id: int, prompt_id: str, option: int) -> None:
-        """`user_id` picked `option` (an index) of prompt `prompt_id`; raises
-        `IllegalAction` with a player-readable message if that is not possible."""
+    async def choose(self, user_id: int, prompt_id: str, option: int) -> Prompt:
+        """`user_id` picked `option` (an index) of prompt `prompt_id`; returns that prompt
+        once the choice is accepted, raises `IllegalAction` with a player-readable message
+        if that is not possible."""
         ...
 
     async def submit(self, seat: int, action: Action, *, prompt_id: str | None = None) -> None:

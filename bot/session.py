@@ -110,6 +110,10 @@ T = TypeVar("T")
 # when nothing tells it to (a safety net: an AI task that ends always wakes it at once).
 SUPERVISE_EVERY_S = 30.0
 
+# A click that lands just after a restart, on a button the resumed session has not yet
+# asked again (it may first wait for AI claims), waits up to this long for it.
+ASKED_AGAIN_WITHIN_S = 10.0
+
 # Public events after which front-ends that draw the board should redraw it.
 BOARD_EVENTS = (
     ev.GameStarted,
@@ -352,6 +356,9 @@ class GameSession:
         self._task: asyncio.Task[None] | None = None
         self._cancelled = False
         self._started = asyncio.Event()
+        # Set once the session has asked for the step the game stands at (or stopped):
+        # before that, a prompt missing from `_open` may just not be asked again yet.
+        self._asked_once = asyncio.Event()
         self._closed = asyncio.Event()  # set once the session will do nothing more
 
     # --- construction from storage ----------------------------------------------------
@@ -479,25 +486,26 @@ class GameSession:
         """The prompts `seat` may answer now."""
         return tuple(self._open.get(seat, {}).values())
 
-    async def choose(self, user_id: int, prompt_id: str, option: int) -> None:
+    async def choose(self, user_id: int, prompt_id: str, option: int) -> Prompt:
         """`user_id` picked option number `option` of prompt `prompt_id`.
 
-        Returns once the choice is accepted and stored; raises `IllegalAction` (with a
-        message for the player) and changes nothing otherwise.
+        Returns the prompt once the choice is accepted and stored; raises `IllegalAction`
+        (with a message for the player) and changes nothing otherwise.
         """
         seat = self._table.seat_of(user_id)
         if seat is None:
             raise NotAPlayer("You are not playing in this game.")
         if self.paused:
-            raise SessionRefusal(self._paused_text())
-        prompt = self._find_prompt(seat, prompt_id)
+            raise SessionRefusal(self.paused_text())
+        prompt = await self._prompt_asked(seat, prompt_id)
         if not 0 <= option < len(prompt.options):
             raise StalePrompt("There is no such choice.")
         action = prompt.options[option].action
         if action is None:  # "say nothing" to a claim prompt
             await self._guarded(self._say_nothing(seat))
-            return
-        await self.submit(seat, action, prompt_id=prompt_id)
+        else:
+            await self.submit(seat, action, prompt_id=prompt_id)
+        return prompt
 
     async def _say_nothing(self, seat: int) -> None:
         async with self._lock:
@@ -595,6 +603,7 @@ class GameSession:
         # Show what was already decided, unless the front-end hangs; the rest is shown
         # after the restart (the stored cursor says what was not).
         await self._outbox.finish(5.0)
+        self._asked_once.set()
         self._closed.set()
 
     async def cancel(self, reason: str) -> None:
@@ -639,6 +648,7 @@ class GameSession:
         except Exception as exc:  # keep the game stored and resumable; tell the table
             await self._pause(exc)
         finally:
+            self._asked_once.set()  # nothing more will be asked: clicks are answered now
             for task in self.ai.tasks:
                 task.cancel()
             if self.pause_reason is None:
@@ -666,7 +676,7 @@ class GameSession:
             self._asked = None
             # Prompts stay open, as across a restart: their buttons answer that the game is
             # paused, and work again once it is resumed (prompt ids derive from the game).
-            self._post_notice(self._paused_text())
+            self._post_notice(self.paused_text())
             if self.store is None:
                 return
             try:
@@ -698,6 +708,7 @@ class GameSession:
         self._asked = turn
         try:
             await self._supervise(turn, deadline)
+            self._asked_once.set()  # an AI's turn asks nobody
             # After the prompts: a front-end may build its message from both.
             self._announce_waiting(deadline)
             seen = clock.watch(self._changed.set) if deadline else None
@@ -915,13 +926,13 @@ class GameSession:
             if self.is_over:
                 raise SessionRefusal("This game is over.")
             if self.failure is not None or self.paused:
-                raise SessionRefusal(self._paused_text())
+                raise SessionRefusal(self.paused_text())
             if not 0 <= seat < self.game.players:
                 raise NotAPlayer(f"There is no seat {seat} in this game.")
             if action.seat != seat:
                 raise NotAPlayer("You can only act for your own seat.")
             if prompt_id is not None:
-                self._find_prompt(seat, prompt_id)
+                self._find_prompt(seat, prompt_id)  # `choose` waited for it to be asked
             is_claim = isinstance(action, Claim)
             if not is_claim and self._seats[seat].is_ai:
                 raise AIControlsSeat("An AI plays your seat now. Type /back to take it back.")
@@ -1072,7 +1083,7 @@ class GameSession:
         self._outbox.close()
         self._closed.set()
 
-    def _paused_text(self) -> str:
+    def paused_text(self) -> str:
         """What a player is told while the game is paused."""
         failure = self.failure
         if isinstance(failure, DeliveryError):
@@ -1115,6 +1126,7 @@ class GameSession:
     def _issue(self, prompt: Prompt) -> None:
         self._open.setdefault(prompt.seat, {})[prompt.kind] = prompt
         self._show(prompt)
+        self._asked_once.set()
 
     def _close(self, seat: int, kind: PromptKind, reason: str) -> None:
         prompt = self._open.get(seat, {}).pop(kind, None)
@@ -1125,6 +1137,28 @@ class GameSession:
         for seat in list(self._open):
             for kind in list(self._open[seat]):
                 self._close(seat, kind, reason)
+
+    async def _prompt_asked(self, seat: int, prompt_id: str) -> Prompt:
+        """The open prompt `prompt_id` of `seat`; just after a (re)start, once the
+        session has asked for its step: the buttons shown before a restart stand, with
+        the same prompt ids, and a click on them must not be refused as stale."""
+        try:
+            return self._find_prompt(seat, prompt_id)
+        except SessionRefusal:
+            if self._asked_once.is_set():
+                raise
+        try:
+            async with asyncio.timeout(ASKED_AGAIN_WITHIN_S):
+                await self._asked_once.wait()
+        except TimeoutError:
+            log.warning(
+                "game %d: the step is not asked %.0f s after the start",
+                self.game_id,
+                ASKED_AGAIN_WITHIN_S,
+            )
+        if self.paused:
+            raise SessionRefusal(self.paused_text())
+        return self._find_prompt(seat, prompt_id)
 
     def _find_prompt(self, seat: int, prompt_id: str) -> Prompt:
         for prompt in self._open.get(seat, {}).values():
@@ -1146,7 +1180,7 @@ class GameSession:
         if self.is_over:
             raise SessionRefusal("This game is over.")
         if self.paused:
-            raise SessionRefusal(self._paused_text())
+            raise SessionRefusal(self.paused_text())
         return seat
 
     async def _hand_over(self, seat: int, reason: str) -> None:

@@ -24,7 +24,7 @@ from engine import Phase, RecordError, Variant
 from ..agent_port import AgentPort, ai_service
 from ..config import Config
 from ..manager import Member, SessionManager
-from ..ports import REFUSALS, Frontend, PromptKind
+from ..ports import REFUSALS, Frontend, Prompt, PromptKind
 from ..session import GameSession, SessionOptions
 from ..storage import StorageError, StoredGame
 from ..timers import Timers
@@ -295,7 +295,7 @@ class DiscordGames:
             await answer(interaction, texts.NOT_A_PLAYER)
             return
         if session.paused and cid.action != ROLE:  # one's own role may still be read
-            await answer(interaction, texts.GAME_PAUSED)
+            await answer(interaction, session.paused_text())  # why, and what brings it back
             return
         if cid.action == ROLE:
             text = secrets_text(session.private_view(seat), [s.name for s in session.table.seats])
@@ -370,7 +370,6 @@ class DiscordGames:
         if not session.spectator_view().alive[seat]:
             await answer(interaction, texts.DEAD)
             return
-        prompt = next((p for p in session.open_prompts(seat) if p.id == cid.action), None)
         in_hand = interaction.message is not None and interaction.message.flags.ephemeral
         # Acknowledge first (3-second rule): the session may wait for its lock and a write.
         if in_hand:
@@ -378,7 +377,7 @@ class DiscordGames:
         else:
             await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            await session.choose(interaction.user.id, cid.action, index)
+            prompt = await session.choose(interaction.user.id, cid.action, index)
         except REFUSALS as exc:
             reply = str(exc)
         else:
@@ -596,10 +595,8 @@ def _parse_choice(cid: ComponentId, values: Sequence[str]) -> tuple[int | None, 
     return None, int(arg)
 
 
-def _confirmation(prompt: Any, index: int) -> str:
+def _confirmation(prompt: Prompt, index: int) -> str:
     """What the member hears once their choice is accepted."""
-    if prompt is None or not 0 <= index < len(prompt.options):
-        return texts.CHOSEN.format(label="your choice is in")
     option = prompt.options[index]
     if option.action is None:
         return texts.CLAIM_SILENT

@@ -22,7 +22,7 @@ from agents.behaviour import FITTED_PATH as BEHAVIOUR_FIT
 from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
 from bot.narrate import narrate
-from bot.ports import PromptKind
+from bot.ports import PromptKind, StalePrompt
 from bot.session import GameSession, SessionOptions
 from bot.storage import Storage
 from bot.timers import Timers
@@ -214,6 +214,32 @@ async def test_acknowledged_votes_survive_and_every_voter_is_asked_again(
     assert len([a for a in resumed.game.actions if isinstance(a, Vote)]) == 7
     [result] = [e for e in resumed.game.events if isinstance(e, ev.ElectionResult)]
     assert result.votes == (True, True, True, False, True)
+    await resumed.stop()
+    await store.close()
+
+
+async def test_a_click_just_after_a_restart_waits_for_its_prompt_to_be_asked_again(
+    db_dir: Path,
+) -> None:
+    """The buttons of a prompt stand across a restart: a click that lands before the
+    resumed session has asked again is answered once it has, not refused as stale."""
+    path = db_dir / "early.db"
+    store = await Storage.open(path)
+    manager = SessionManager(store, FakeFrontend())
+    session = await manager.create(members(5), seed=12, options=UNTIMED)
+    president = session.game.president
+    await until(lambda: bool(session.open_prompts(president)))
+    await session.submit(president, Nominate(president, session.game.eligible_chancellors()[0]))
+    await manager.shutdown()
+    await store.close()
+
+    store = await Storage.open(path)
+    [resumed] = await SessionManager(store, FakeFrontend()).recover()
+    assert resumed.open_prompts(1) == ()  # not asked again yet
+    await resumed.choose(101, "a1", 0)  # seat 1's Ja, clicked on the old message
+    assert resumed.game.votes == {1: True}
+    with pytest.raises(StalePrompt, match="no longer open"):  # a truly old button
+        await resumed.choose(101, "a0", 0)
     await resumed.stop()
     await store.close()
 

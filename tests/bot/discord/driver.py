@@ -8,6 +8,7 @@ test replays the same game.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -155,16 +156,34 @@ class Driver:
         else:
             result = await member.click(message, label=self.rng.choice(labels))
         reply = _reply(result)
+        if decision is not None and reply.startswith("This game is paused"):  # again later
+            self.done.discard((member.id, decision))
         self.replies.append(reply)
         return reply
+
+    async def next_prompt(self, until: Any, *, still: float = 20.0) -> None:
+        """Wait until `until()` or a prompt for a member; fail only once the game has not
+        moved for `still` seconds (a game of AI seats at a human pace is slow, not stuck:
+        a member who was executed waits for the reveal through many AI moves)."""
+
+        def ready() -> bool:
+            return bool(until() or self.pending())
+
+        def ready_or_moved_from(progress: int) -> Callable[[], bool]:
+            return lambda: ready() or game_progress(self.table) != progress
+
+        while not ready():
+            await self.table.until(
+                ready_or_moved_from(game_progress(self.table)),
+                timeout=still,
+                what="a prompt for a member (the game did not move)",
+            )
 
     async def play(self, *, until: Any, limit: int = 400) -> int:
         """Act until `until()` is true; returns the number of actions taken."""
         actions = 0
         while True:
-            await self.table.until(
-                lambda: until() or bool(self.pending()), what="a prompt for a member"
-            )
+            await self.next_prompt(until)
             if until():
                 return actions
             message, member = self.pending()[0]

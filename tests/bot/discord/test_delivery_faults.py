@@ -19,7 +19,7 @@ from bot.discord import delivery, texts
 from bot.narrate import narrate
 
 from .driver import Driver, components, text_of
-from .harness import Harness, text, told
+from .harness import Harness, forge_click, text, told
 from .test_game_flow import FAST, open_table, reveal_posted, start_game, stored
 
 
@@ -103,11 +103,14 @@ async def test_a_lost_send_permission_pauses_the_game_until_it_is_back(table: Ha
     for human in (alice, bob):
         dms = [m.content for m in human.user.dm_channel.history()]
         assert any(f"Game #{game_id} is paused" in d for d in dms), dms
-    # A click while paused is refused with the reason.
+    # A click while paused is refused with the reason: on a prompt still standing, if
+    # the pause came with one open, else on the button of an earlier decision.
     if pending := driver.pending():
-        message, member = pending[0]
-        reply = await driver.act(message, member)
-        assert "paused" in reply and "Send Messages" in reply, reply
+        reply = await driver.act(*pending[0])
+    else:
+        old = table.channel_messages()[-1]
+        reply = told(await forge_click(table, bob, old, f"sh:v1:{game_id}:a0:0"))
+    assert reply.startswith("This game is paused: The bot lacks Send Messages"), reply
 
     allow_again(table)  # the channel update nudges the game: it goes on by itself
     await table.until(lambda: not _paused(table, game_id), what="the game resumed")

@@ -17,6 +17,7 @@ import pytest
 import simcord
 
 import bot.discord.games as games_module
+from bot import notices
 from bot.agent_port import InProcessAgents
 from bot.config import Config, Timers
 from bot.discord import texts
@@ -477,7 +478,7 @@ async def test_a_paused_game_refuses_clicks_until_the_host_resumes_it(
     # The vote's buttons are still there; a click is answered with the reason.
     vote = next(m for m in table.channel_messages() if "**Vote**" in text(m))
     click = await alice.click(vote, label="Ja")
-    assert told(click) == texts.GAME_PAUSED
+    assert told(click) == notices.paused_by_error("RuntimeError")  # the type, never its text
     status = await alice.slash(table.channel, "status")
     assert status.response is not None and texts.STATUS_PAUSED in embed_text(status.response)
 

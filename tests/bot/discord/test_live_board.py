@@ -186,6 +186,9 @@ async def test_a_restart_while_an_ai_thinks_leaves_one_live_board(tmp_path: Path
         if live_boards(table)[0].id != before.id:
             assert not table.message(before.id).attachments
             assert not components(table.message(before.id))
+        session = table.bot.games.manager.get(game_id)
+        assert session is not None
+        session.ai.pace_s = 0.0  # the rest at test speed (alice may have been executed)
         await driver.play(until=lambda: reveal_posted(table))
         assert live_boards(table) == []
         assert (await table.storage.load_game(game_id)).status == "finished"
