@@ -21,6 +21,10 @@ from bot.discord.texts import HAND_NOT_YET
 
 from .harness import Harness, embed_text, mentioned, parts, text
 
+# How every answer to a click on a paused game begins (whatever paused it): the
+# decision is still to be made once the game goes on.
+PAUSED = "This game is paused"
+
 
 def components(message: discord.Message | simcord.ResponseMessage) -> list[dict[str, Any]]:
     """The interactive components of a message as raw dicts (buttons and selects), also
@@ -147,7 +151,7 @@ class Driver:
                 if hand.content == HAND_NOT_YET:  # again once the President has discarded
                     self.done.discard((member.id, str(decision)))
                     self.parked[member.id] = game_progress(self.table)
-                elif "paused" in hand.content:  # again once the game goes on
+                elif hand.content.startswith(PAUSED):  # again once the game goes on
                     self.done.discard((member.id, str(decision)))
                 self.replies.append(hand.content)
                 return hand.content
@@ -156,7 +160,7 @@ class Driver:
         else:
             result = await member.click(message, label=self.rng.choice(labels))
         reply = _reply(result)
-        if decision is not None and reply.startswith("This game is paused"):  # again later
+        if decision is not None and reply.startswith(PAUSED):  # again once the game goes on
             self.done.discard((member.id, decision))
         self.replies.append(reply)
         return reply
