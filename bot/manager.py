@@ -5,8 +5,9 @@ starts it; on start-up `recover()` replays every unfinished stored game (running
 paused) of its scope and resumes it: the Discord bot's scope is the games with a channel
 on its own shards (`Config.game_scope`), claimed against the bot's other processes
 (`ShardClaim`); a game that no longer replays is marked damaged and skipped, the others
-resume. A game whose task died stays registered, paused, until a host
-resumes it (`resume_paused`) or cancels it. Front-ends find a game's session here (`get`,
+resume; one that replays but cannot be resumed is stored paused and kept stranded. A
+game whose task died stays registered, paused, until a host resumes it (`resume_paused`)
+or cancels it. Front-ends find a game's session here (`get`,
 `for_channel`, `games_of`).
 """
 
@@ -32,7 +33,7 @@ from .config import ShardConflict
 from .frontends import bind_frontend
 from .notices import RESTART_NOTICE, RESUME_NOTICE
 from .ports import Frontend, SeatInfo
-from .session import GameSession, SessionOptions
+from .session import GameSession, SessionOptions, failure_cause
 from .storage import GameScope, SeatRecord, ShardLease, Storage, StorageError, StoredGame
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,8 @@ class SessionManager:
         self._sessions: dict[int, GameSession] = {}
         self._watchers: set[asyncio.Task[None]] = set()
         self._claim: ShardLease | None = None  # this process's shards of the database
+        # Paused games that no session holds: their resume failed at this start.
+        self._stranded: dict[int, StoredGame] = {}
 
     # --- lookup -------------------------------------------------------------------------
 
@@ -78,6 +81,14 @@ class SessionManager:
         for session in self._sessions.values():
             if session.channel_id == channel_id:
                 return session
+        return None
+
+    def stranded_in(self, channel_id: int) -> StoredGame | None:
+        """A channel's paused game that no session holds (it could not be resumed at
+        this start): `resume_paused` tries again, `cancel_stranded` ends it."""
+        for stored in self._stranded.values():
+            if stored.channel_id == channel_id:
+                return stored
         return None
 
     def games_of(self, user_id: int) -> list[GameSession]:
@@ -182,8 +193,9 @@ class SessionManager:
 
         Paused games are resumed too: the restart may have fixed what paused them. A game
         that does not read back or replay is marked damaged (with its reason, never a
-        secret) and never resumed again; any other game that fails to resume is logged
-        and skipped. Either way the other games resume.
+        secret) and never resumed again; any other game that fails to resume is stored
+        paused with its cause and kept stranded (`stranded_in`): a host can /resume or
+        /cancel it, the next start tries again. Either way the other games resume.
         """
         if scope is not None and self._claim is None:
             # A database server claims on the store's own session (PostgreSQL advisory
@@ -201,9 +213,9 @@ class SessionManager:
                 await self._damaged(stored.id, _replay_fault(exc))
                 continue
             except Exception as exc:
-                # Only the type: the message may quote a private action (a discard). Not
-                # marked: the fault may be this code's, and the next start tries again.
-                log.error("game %d cannot be resumed (%s); skipped", stored.id, type(exc).__name__)
+                # Not damaged: the fault may be this code's, and the next start tries
+                # again. Paused meanwhile, so that a host can /resume or /cancel it.
+                await self._strand(stored, failure_cause(exc))
                 continue
             if stored.status == "paused":
                 try:
@@ -211,11 +223,36 @@ class SessionManager:
                 except StorageError as exc:  # it stays paused; the next restart tries again
                     log.error("game %d stays paused (%s)", stored.id, type(exc).__name__)
                     self._sessions.pop(stored.id, None)
+                    self._stranded[stored.id] = stored
                     continue
                 log.info("game %d was paused (%s): resumed", stored.id, stored.pause_reason)
             session.start()
             resumed.append(session)
         return resumed
+
+    async def _strand(self, stored: StoredGame, cause: str) -> None:
+        """A game no session can hold now: store it paused with `cause` (a type and a
+        place, never a message: it may quote a private action) and keep it stranded."""
+        reason = f"not resumed: {cause}"
+        log.error("game %d cannot be resumed (%s); paused", stored.id, cause)
+        try:
+            await self.store.pause_game(stored.id, reason)
+        except StorageError as exc:  # still stranded here; the next start tries again
+            log.error("game %d not stored as paused (%s)", stored.id, type(exc).__name__)
+        self._stranded[stored.id] = replace(stored, status="paused", pause_reason=reason)
+
+    async def cancel_stranded(self, game_id: int) -> None:
+        """End a stranded game (`stranded_in`) without a winner, as a host's /cancel.
+
+        Raises ValueError if the game is not stranded here, StorageError if it cannot be
+        stored as cancelled (it then stays stranded)."""
+        if game_id not in self._stranded:
+            raise ValueError(f"Game #{game_id} is not stranded here.")
+        await self.store.finish_game(
+            game_id, status="cancelled", winner=None, reason=None, roles=None
+        )
+        del self._stranded[game_id]
+        log.info("game %d (stranded) cancelled", game_id)
 
     async def _damaged(self, game_id: int, reason: str) -> None:
         try:
@@ -244,6 +281,7 @@ class SessionManager:
             stored = await self.store.load_game(game_id)
         session = self._build(stored, frontend, notice=RESUME_NOTICE)  # replays, or raises
         await self.store.resume_game(game_id)
+        self._stranded.pop(game_id, None)
         log.info("game %d resumed (it was paused: %s)", game_id, stored.pause_reason)
         self._register(session)
         session.start()

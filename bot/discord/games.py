@@ -19,8 +19,9 @@ from typing import Any
 
 import discord
 
-from engine import Phase, RecordError, Variant
+from engine import Phase, Variant
 
+from .. import notices
 from ..agent_port import AgentPort, ai_service
 from ..config import Config
 from ..manager import Member, SessionManager
@@ -129,8 +130,7 @@ class DiscordGames:
     def _remember(self, stored: StoredGame) -> Frontend:
         """Recovery callback: restore a stored game's Discord details."""
         meta = self._meta_of(stored.id)
-        host = stored.options.get("host_id")
-        meta.host_id = int(host) if host is not None else None
+        meta.host_id = _host_of(stored)
         meta.pace = float(stored.options.get("pace", 0.0))
         meta.demo = bool(stored.options.get("demo", False))
         if meta.pace:
@@ -143,11 +143,15 @@ class DiscordGames:
     # --- GameLauncher -------------------------------------------------------------------
 
     def game_in(self, channel_id: int) -> int | None:
-        """The game running in a channel, if any."""
+        """The game running in a channel, if any (paused ones too, even one that could
+        not be resumed at this start: no other game opens over it)."""
         if self._manager is None:
             return None
         session = self._manager.for_channel(channel_id)
-        return None if session is None else session.game_id
+        if session is not None:
+            return session.game_id
+        stranded = self._manager.stranded_in(channel_id)
+        return None if stranded is None else stranded.id
 
     async def launch(self, lobby: Lobby, table: Sequence[LobbySeat]) -> int:
         """Store and start the game of a lobby; humans take the first seats in join order,
@@ -391,11 +395,22 @@ class DiscordGames:
             return None
         return self._manager.for_channel(interaction.channel_id)
 
+    def _stranded_here(self, interaction: discord.Interaction) -> StoredGame | None:
+        """The channel's paused game that no session holds (its resume failed at start)."""
+        if self._manager is None or interaction.channel_id is None:
+            return None
+        return self._manager.stranded_in(interaction.channel_id)
+
+    def _may_steer(self, interaction: discord.Interaction, host_id: int | None) -> bool:
+        """Whether the member may /cancel or /resume a game: its host, or Manage Server."""
+        return interaction.user.id == host_id or interaction.permissions.manage_guild
+
     async def status(self, interaction: discord.Interaction) -> None:
         """/status: the public board and whom the game waits for."""
         session = self._session_here(interaction)
         if session is None:
-            await answer(interaction, texts.NO_GAME_HERE)
+            stranded = self._stranded_here(interaction) is not None
+            await answer(interaction, texts.GAME_PAUSED if stranded else texts.NO_GAME_HERE)
             return
         from ..render import board_text
 
@@ -473,11 +488,15 @@ class DiscordGames:
         """/cancel mid-game: host or Manage Server asks; the players confirm by majority."""
         session = self._session_here(interaction)
         if session is None:
-            await answer(interaction, texts.NO_GAME_HERE)
+            stranded = self._stranded_here(interaction)
+            if stranded is None:
+                await answer(interaction, texts.NO_GAME_HERE)
+            else:
+                await self._cancel_stranded(interaction, stranded)
             return
         meta = self._meta_of(session.game_id)
         user_id = interaction.user.id
-        if user_id != meta.host_id and not interaction.permissions.manage_guild:
+        if not self._may_steer(interaction, meta.host_id):
             await answer(interaction, texts.CANCEL_RIGHTS)
             return
         humans = _humans(session)
@@ -511,21 +530,24 @@ class DiscordGames:
     async def resume(self, interaction: discord.Interaction) -> None:
         """/resume: the host or Manage Server carries on the paused game of the channel."""
         session = self._session_here(interaction)
-        if session is None or not session.paused:
+        stranded = self._stranded_here(interaction) if session is None else None
+        if stranded is not None:
+            game_id, host_id = stranded.id, _host_of(stranded)
+        elif session is not None and session.paused:
+            game_id, host_id = session.game_id, self._meta_of(session.game_id).host_id
+        else:
             await answer(interaction, texts.NOTHING_PAUSED)
             return
-        if (
-            interaction.user.id != self._meta_of(session.game_id).host_id
-            and not interaction.permissions.manage_guild
-        ):
+        if not self._may_steer(interaction, host_id):
             await answer(interaction, texts.RESUME_RIGHTS)
             return
         # Rebuilding the game reads the database: acknowledge first (3-second window).
         await interaction.response.defer(ephemeral=True, thinking=True)
-        game_id = session.game_id
         try:
+            if stranded is not None:
+                self._remember(stranded)  # what its failed start did not restore
             await self.manager.resume_paused(game_id)
-        except (RecordError, StorageError, ValueError) as exc:
+        except Exception as exc:  # whatever the fault, the game stays paused, and says so
             # Only the type: the message may quote a private action.
             log.error("game %d could not be resumed (%s)", game_id, type(exc).__name__)
             reply = texts.RESUME_FAILED
@@ -533,6 +555,24 @@ class DiscordGames:
             log.info("game %d resumed by a host in channel %s", game_id, interaction.channel_id)
             reply = texts.RESUMED
         await interaction.edit_original_response(content=reply)
+
+    async def _cancel_stranded(
+        self, interaction: discord.Interaction, stranded: StoredGame
+    ) -> None:
+        """/cancel of a game no session holds: no vote of the players can run, so its
+        host's (or a Manage Server member's) word ends it."""
+        if not self._may_steer(interaction, _host_of(stranded)):
+            await answer(interaction, texts.CANCEL_RIGHTS)
+            return
+        await acknowledge(interaction)  # it writes to the database
+        try:
+            await self.manager.cancel_stranded(stranded.id)
+        except (StorageError, ValueError) as exc:
+            log.error("game %d could not be cancelled (%s)", stranded.id, type(exc).__name__)
+            await interaction.edit_original_response(content=texts.CANCEL_FAILED)
+            return
+        await interaction.edit_original_response(content=texts.GAME_CANCELLED)
+        await interaction.followup.send(notices.cancelled(texts.CANCEL_HOST_ALONE))
 
     async def _agree_to_cancel(
         self, interaction: discord.Interaction, session: GameSession, request: str | None
@@ -573,6 +613,12 @@ def _open_claim(session: GameSession, seat: int, prompt_id: str) -> bool:
     """Whether `prompt_id` is a claim prompt open to `seat` (a member speaks for themself
     even while an AI plays their seat)."""
     return any(p.id == prompt_id and p.kind is PromptKind.CLAIM for p in session.open_prompts(seat))
+
+
+def _host_of(stored: StoredGame) -> int | None:
+    """The member who started a stored game (its lobby's host, or the /demo caller)."""
+    host = stored.options.get("host_id")
+    return int(host) if host is not None else None
 
 
 def _humans(session: GameSession) -> set[int]:

@@ -255,6 +255,7 @@ CANCEL_STALE = (
 CANCEL_ONLY_PLAYERS = "Only the players of this game can agree to end it."
 CANCEL_RIGHTS = "Only the host of this game or a member with Manage Server can cancel it."
 CANCEL_HOST_ALONE = "the host ended it."
+CANCEL_FAILED = "The game could not be cancelled now (the database refused); try again later."
 DEMO_STARTING = "Your demo game is starting below."
 DEMO_STARTED = "A demo game starts here: {players} AI players. Sit back and watch."
 ROLE_LINE = "Your role: **{role}**."

@@ -46,6 +46,7 @@ from bot.storage import (
     ShardsLost,
     Storage,
     StorageError,
+    StoredGame,
 )
 from bot.storage.sqlite import SQLiteDriver
 from bot.timers import Timers
@@ -242,6 +243,57 @@ async def test_a_record_that_does_not_replay_is_marked_damaged_and_the_others_re
         assert summary.status == "damaged"
         again = SessionManager(store, FakeFrontend())
         assert sorted(s.game_id for s in await again.recover()) == [1, 3]
+        await again.shutdown()
+    finally:
+        await store.close()
+
+
+async def test_a_game_that_fails_to_resume_for_another_reason_is_paused_not_lost(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A game whose record replays but whose session cannot be built at a start (a fault
+    of this code, of an agent, of the front-end) used to be logged and skipped: stored as
+    running, held by no session, so no click, /resume or /cancel could reach it until the
+    next restart. Now it is stored paused with its cause and kept as stranded: the manager
+    names it for its channel, resumes it on demand, or cancels it."""
+    path = tmp_path / "shbot.db"
+    await _three_games(path)
+    caplog.set_level(logging.INFO, logger="bot")
+
+    def frontend_for(stored: StoredGame) -> FakeFrontend:
+        if stored.id == 2:
+            raise KeyError("seat 3 plays fascist")  # a message that must never be logged
+        return FakeFrontend()
+
+    store = await Storage.open(path)
+    try:
+        manager = SessionManager(store, FakeFrontend())
+        resumed = await manager.recover(frontend_for)
+        assert sorted(s.game_id for s in resumed) == [1, 3]
+        stored = await store.load_game(2)
+        assert stored.status == "paused"
+        assert stored.pause_reason is not None and "KeyError" in stored.pause_reason
+        lines = [r.getMessage() for r in caplog.records if "game 2" in r.getMessage()]
+        assert lines and all("fascist" not in line for line in lines), lines
+        assert manager.get(2) is None
+        stranded = manager.stranded_in(102)
+        assert stranded is not None and stranded.id == 2 and stranded.status == "paused"
+        assert manager.stranded_in(101) is None  # game 1 runs: it is its session's
+
+        session = await manager.resume_paused(2)  # the fault is gone: a host resumes it
+        assert manager.get(2) is session and manager.stranded_in(102) is None
+        assert (await store.load_game(2)).status == "running"
+        await manager.shutdown()
+
+        again = SessionManager(store, FakeFrontend())
+        resumed = await again.recover(frontend_for)  # stranded again at this start
+        assert again.stranded_in(102) is not None
+        await again.cancel_stranded(2)
+        assert again.stranded_in(102) is None
+        [summary] = [g for g in await store.recent_games() if g.id == 2]
+        assert summary.status == "cancelled"
+        with pytest.raises(ValueError):
+            await again.resume_paused(2)  # cancelled: nothing to resume
         await again.shutdown()
     finally:
         await store.close()

@@ -499,3 +499,74 @@ async def test_a_paused_game_refuses_clicks_until_the_host_resumes_it(
     assert (await stored(table, game_id)).status == "finished"
     nothing = await alice.slash(table.channel, "resume")
     assert told(nothing) == texts.NOTHING_PAUSED
+
+
+async def _stranded_by_a_restart(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, Driver, discord.Message]:
+    """A game mid-vote whose session cannot be rebuilt at a restart (a fault of this
+    code, here in restoring its Discord details); returns it, its driver, its vote."""
+    alice, bob = table.members[:2]
+    game_id = await start_game(table, [alice, bob], players=5)
+    driver = Driver(table, [alice, bob], seed=6)
+    await driver.play(until=lambda: any("**Vote**" in text(m) for m in table.channel_messages()))
+    table.expect_error("cannot be resumed (RuntimeError at ")
+    remember = DiscordGames._remember
+
+    def broken(games: DiscordGames, game: StoredGame) -> object:
+        raise RuntimeError("seat 2 is a fascist")  # a message that must never be shown
+
+    monkeypatch.setattr(DiscordGames, "_remember", broken)
+    await table.restart()
+    monkeypatch.setattr(DiscordGames, "_remember", remember)  # the fault is gone now
+    vote = next(m for m in table.channel_messages() if "**Vote**" in text(m))
+    return game_id, driver, vote
+
+
+async def test_a_game_that_cannot_be_resumed_at_a_restart_stays_in_its_channel(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Such a game used to be logged and left running in the database with no session:
+    its buttons said it was not running, /resume that nothing was paused, and a new game
+    could open over it. Now it is stored paused: clicks say so, no game opens over it,
+    and the host's /resume carries it on."""
+    alice, bob = table.members[:2]
+    game_id, driver, vote = await _stranded_by_a_restart(table, monkeypatch)
+    game = await stored(table, game_id)
+    assert game.status == "paused" and game.pause_reason is not None
+    assert "fascist" not in game.pause_reason  # the type and the place, never the message
+
+    click = await alice.click(vote, label="Ja")
+    assert told(click) == texts.GAME_PAUSED
+    status = await alice.slash(table.channel, "status")
+    assert told(status) == texts.GAME_PAUSED
+    busy = await bob.slash(table.channel, "newgame")
+    assert busy.response is not None and busy.response.content == texts.GAME_ALREADY_HERE
+    demo = await bob.slash(table.channel, "demo")
+    assert told(demo) == texts.GAME_ALREADY_HERE
+
+    refused = await bob.slash(table.channel, "resume")  # alice is the host
+    assert told(refused) == texts.RESUME_RIGHTS
+    resumed = await alice.slash(table.channel, "resume")
+    assert told(resumed) == texts.RESUMED
+    assert (await stored(table, game_id)).status == "running"
+    driver.done.clear()
+    await driver.play(until=lambda: reveal_posted(table))
+    assert (await stored(table, game_id)).status == "finished"
+
+
+async def test_a_game_that_cannot_be_resumed_at_a_restart_can_be_cancelled(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No session holds it, so no vote of the players can be run: the host's (or a
+    Manage Server member's) /cancel ends it at once; anyone else's is refused."""
+    alice, bob = table.members[:2]
+    game_id, _, vote = await _stranded_by_a_restart(table, monkeypatch)
+    refused = await bob.slash(table.channel, "cancel")
+    assert told(refused) == texts.CANCEL_RIGHTS
+    cancelled = await alice.slash(table.channel, "cancel")
+    assert told(cancelled) == texts.GAME_CANCELLED
+    assert (await stored(table, game_id)).status == "cancelled"
+    click = await bob.click(vote, label="Nein")
+    assert told(click) == texts.GAME_CANCELLED
+    assert table.bot.games.game_in(table.channel.id) is None  # the channel is free again
