@@ -7,7 +7,7 @@ decides inline, so a game takes a second or two. Nothing here contacts Discord.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from pathlib import Path
@@ -503,9 +503,10 @@ async def test_a_paused_game_refuses_clicks_until_the_host_resumes_it(
 
 async def _stranded_by_a_restart(
     table: Harness, monkeypatch: pytest.MonkeyPatch
-) -> tuple[int, Driver, discord.Message]:
+) -> tuple[int, Driver, discord.Message, Callable[[], None]]:
     """A game mid-vote whose session cannot be rebuilt at a restart (a fault of this
-    code, here in restoring its Discord details); returns it, its driver, its vote."""
+    code, here in restoring its Discord details); returns it, its driver, its vote and
+    what mends the fault."""
     alice, bob = table.members[:2]
     game_id = await start_game(table, [alice, bob], players=5)
     driver = Driver(table, [alice, bob], seed=6)
@@ -518,9 +519,8 @@ async def _stranded_by_a_restart(
 
     monkeypatch.setattr(DiscordGames, "_remember", broken)
     await table.restart()
-    monkeypatch.setattr(DiscordGames, "_remember", remember)  # the fault is gone now
     vote = next(m for m in table.channel_messages() if "**Vote**" in text(m))
-    return game_id, driver, vote
+    return game_id, driver, vote, lambda: monkeypatch.setattr(DiscordGames, "_remember", remember)
 
 
 async def test_a_game_that_cannot_be_resumed_at_a_restart_stays_in_its_channel(
@@ -531,7 +531,7 @@ async def test_a_game_that_cannot_be_resumed_at_a_restart_stays_in_its_channel(
     could open over it. Now it is stored paused: clicks say so, no game opens over it,
     and the host's /resume carries it on."""
     alice, bob = table.members[:2]
-    game_id, driver, vote = await _stranded_by_a_restart(table, monkeypatch)
+    game_id, driver, vote, mend = await _stranded_by_a_restart(table, monkeypatch)
     game = await stored(table, game_id)
     assert game.status == "paused" and game.pause_reason is not None
     assert "fascist" not in game.pause_reason  # the type and the place, never the message
@@ -547,6 +547,11 @@ async def test_a_game_that_cannot_be_resumed_at_a_restart_stays_in_its_channel(
 
     refused = await bob.slash(table.channel, "resume")  # alice is the host
     assert told(refused) == texts.RESUME_RIGHTS
+    table.expect_error("could not be resumed (RuntimeError)")
+    failed = await alice.slash(table.channel, "resume")  # the fault is still there
+    assert told(failed) == texts.RESUME_FAILED
+    assert (await stored(table, game_id)).status == "paused"
+    mend()
     resumed = await alice.slash(table.channel, "resume")
     assert told(resumed) == texts.RESUMED
     assert (await stored(table, game_id)).status == "running"
@@ -561,7 +566,7 @@ async def test_a_game_that_cannot_be_resumed_at_a_restart_can_be_cancelled(
     """No session holds it, so no vote of the players can be run: the host's (or a
     Manage Server member's) /cancel ends it at once; anyone else's is refused."""
     alice, bob = table.members[:2]
-    game_id, _, vote = await _stranded_by_a_restart(table, monkeypatch)
+    game_id, _, vote, _ = await _stranded_by_a_restart(table, monkeypatch)
     refused = await bob.slash(table.channel, "cancel")
     assert told(refused) == texts.CANCEL_RIGHTS
     cancelled = await alice.slash(table.channel, "cancel")
