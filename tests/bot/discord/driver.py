@@ -91,6 +91,12 @@ def game_progress(table: Harness) -> int:
     return -1 if session is None else len(session.game.actions)
 
 
+def game_paused(table: Harness) -> bool:
+    """Whether the channel's game is paused (by a fault, until it is mended or resumed)."""
+    session = table.bot.games.manager.for_channel(table.channel.id)
+    return session is not None and session.paused
+
+
 @dataclass
 class Driver:
     """Acts for the given members until nothing is left for them to do.
@@ -191,9 +197,17 @@ class Driver:
             if until():
                 return actions
             message, member = self.pending()[0]
-            await self.act(message, member)
+            reply = await self.act(message, member)
             actions += 1
             assert actions < limit, "the game does not end"
+            if reply.startswith(PAUSED) and not until():
+                # Clicking again changes nothing until the game goes on (by itself once
+                # its fault is mended, or by /resume): wait for that, or fail saying why.
+                await self.table.until(
+                    lambda: until() or not game_paused(self.table),
+                    timeout=20.0,
+                    what=f"the paused game to go on ({reply})",
+                )
 
 
 def _reply(result: simcord.InteractionResult) -> str:
