@@ -84,6 +84,12 @@ CLEAR_Z = 2.0
 # the Fascist team a lot: 0.744 as a Fascist over 250 games at 8,000 iterations, against
 # 0.857 with every decision at 10,000 (bench/results/README.md).
 BALLOT_ITERATIONS = 200
+# A Fascist's or Hitler's ballot is capped only on a clock (a budget in seconds or a
+# deadline: the machine is shared) and there at this; with an iteration budget it runs
+# the whole budget. At 10,000 iterations the cap cost the Fascist team 6 points (0.863
+# against 0.804 as a Fascist, same seeds; bench/results/README.md, "Fascist ballots at
+# the whole budget"). The `fascist_ballots` option sets the cap for any budget (an A/B
+# of the load's iterations).
 FASCIST_BALLOT_ITERATIONS = 2_000
 
 
@@ -178,8 +184,9 @@ class BeliefISMCTSAgent(SearchAgent):
 
     Options: `exploration` (UCB1's c), `variant` (custom decks), `wild` (the share of
     other seats the model lets play at random), `fit` (a behaviour fit file for the
-    beliefs instead of the shipped one) and `styles` (the style prior of the beliefs'
-    mixture, see `agents.behaviour.reading_model`).
+    beliefs instead of the shipped one), `styles` (the style prior of the beliefs'
+    mixture, see `agents.behaviour.reading_model`) and `fascist_ballots` (the cap of a
+    Fascist's or Hitler's ballot search, see FASCIST_BALLOT_ITERATIONS).
     Without a budget a decision runs `DEFAULT_ITERATIONS` iterations.
     """
 
@@ -196,9 +203,11 @@ class BeliefISMCTSAgent(SearchAgent):
         wild: float = DEFAULT_WILD,
         fit: Path | None = None,
         styles: tuple[float, ...] | None = None,
+        fascist_ballots: int | None = None,
     ) -> None:
         super().__init__(seat, seed, budget, exploration=exploration, variant=variant)
         self.wild = wild
+        self.fascist_ballots = fascist_ballots  # None: FASCIST_BALLOT_ITERATIONS on a clock
         self.fit = fit  # a behaviour fit file for both beliefs; None: the shipped fit
         self.styles = styles  # a style prior for the beliefs' mixture; None: the shipped one
         self.belief: Belief | None = None  # this seat's posterior
@@ -298,15 +307,19 @@ class BeliefISMCTSAgent(SearchAgent):
         return model.liberal_ja[zone][president * view.players + chancellor] >= 0.5
 
     def iteration_limit(self, view: PlayerView | None = None) -> tuple[int | None, float | None]:
-        """(iterations, seconds) from the budget; iterations default to DEFAULT_ITERATIONS,
-        and a ballot runs at most BALLOT_ITERATIONS (a Liberal's) or
-        FASCIST_BALLOT_ITERATIONS (a Fascist's or Hitler's)."""
-        iterations, seconds = self.budget.iterations, self.budget.seconds
+        """(iterations, seconds) from the budget; iterations default to DEFAULT_ITERATIONS.
+        A Liberal's ballot runs at most BALLOT_ITERATIONS; a Fascist's or Hitler's at most
+        `fascist_ballots`, else FASCIST_BALLOT_ITERATIONS on a clock (see there)."""
+        budget = self.budget
+        iterations, seconds = budget.iterations, budget.seconds
         if iterations is None and seconds is None:
             iterations = DEFAULT_ITERATIONS
         if view is not None and view.phase is Phase.VOTE:
-            cap = BALLOT_ITERATIONS if view.role is Role.LIBERAL else FASCIST_BALLOT_ITERATIONS
-            iterations = min(iterations or cap, cap)
+            cap = BALLOT_ITERATIONS if view.role is Role.LIBERAL else self.fascist_ballots
+            if cap is None and (seconds is not None or budget.deadline is not None):
+                cap = FASCIST_BALLOT_ITERATIONS
+            if cap is not None:
+                iterations = min(iterations or cap, cap)
         return iterations, seconds
 
     # --- claims -----------------------------------------------------------------------

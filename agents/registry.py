@@ -51,6 +51,13 @@ def fit_dirs() -> list[Path]:
     return dirs
 
 
+def _iterations(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError("a count of iterations is at least 1")
+    return value
+
+
 def _fit_file(text: str) -> Path:
     """The fit `text` names, resolved; a ValueError unless it is a JSON file in `fit_dirs()`.
 
@@ -84,7 +91,12 @@ def _fit_file(text: str) -> Path:
 # ValueError with a reason). They let an A/B run a variant from main, without a patch.
 OPTIONS: dict[str, dict[str, Callable[[str], object]]] = {
     "belief": {"fit": _fit_file, "styles": parse_style_prior},
-    "belief-ismcts": {"fit": _fit_file, "wild": _share, "styles": parse_style_prior},
+    "belief-ismcts": {
+        "fit": _fit_file,
+        "wild": _share,
+        "styles": parse_style_prior,
+        "fascist_ballots": _iterations,
+    },
     # Habit rates of the scripted human-style player (agents.humanlike.HABITS).
     "humanlike": {
         habit: _share

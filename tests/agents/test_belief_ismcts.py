@@ -338,7 +338,7 @@ def test_budgets_and_registry() -> None:
     assert result.iterations > 0 and result.seconds < 2.0
 
 
-def test_a_ballot_searches_at_most_ballot_iterations_whatever_the_budget() -> None:
+def test_a_ballot_searches_at_most_its_cap_and_a_fascist_one_only_on_a_clock() -> None:
     import agents.belief_ismcts as module
 
     view = _liberal_votes(1)[0]
@@ -347,14 +347,26 @@ def test_a_ballot_searches_at_most_ballot_iterations_whatever_the_budget() -> No
         agent = BeliefISMCTSAgent(view.seat, 1, budget)
         agent.observe(view)
         assert agent.search(view, random.Random(0)).iterations <= module.BALLOT_ITERATIONS
-    # A Fascist's or Hitler's ballot searches longer, and still within its own cap.
+    # A Fascist's or Hitler's ballot searches longer: on a clock (the machine is shared)
+    # up to its own cap, with an iteration budget the whole budget, unless told a cap.
     fascist = next(
         v for v in positions(120, seed=5) if v.phase is Phase.VOTE and v.role is not Role.LIBERAL
     )
     assert fascist.seat is not None
+    cap = module.FASCIST_BALLOT_ITERATIONS
     agent = BeliefISMCTSAgent(fascist.seat, 1, Budget(iterations=5_000))
-    assert agent.iteration_limit(fascist) == (module.FASCIST_BALLOT_ITERATIONS, None)
+    assert agent.iteration_limit(fascist) == (5_000, None)
     assert agent.iteration_limit(view) == (module.BALLOT_ITERATIONS, None)
+    timed = BeliefISMCTSAgent(fascist.seat, 1, Budget(seconds=30.0))
+    assert timed.iteration_limit(fascist) == (cap, 30.0)
+    due = BeliefISMCTSAgent(fascist.seat, 1, Budget(iterations=5_000, deadline=1e12))
+    assert due.iteration_limit(fascist) == (cap, None)
+    told = make_agent("belief-ismcts:iterations=7000,fascist_ballots=300", fascist.seat, 1)
+    assert isinstance(told, BeliefISMCTSAgent)
+    assert told.iteration_limit(fascist) == (300, None)
+    assert told.iteration_limit(view) == (module.BALLOT_ITERATIONS, None)
+    with pytest.raises(ValueError):
+        make_agent("belief-ismcts:fascist_ballots=0", fascist.seat, 1)
     # Other decisions keep the whole budget.
     nomination = next(v for v in positions(40, seed=3) if v.phase is Phase.NOMINATE)
     assert BeliefISMCTSAgent(0, 1, Budget(iterations=5_000)).iteration_limit(nomination) == (
