@@ -86,10 +86,10 @@ CLEAR_Z = 2.0
 BALLOT_ITERATIONS = 200
 # A Fascist's or Hitler's ballot is capped only on a clock (a budget in seconds or a
 # deadline: the machine is shared) and there at this; with an iteration budget it runs
-# the whole budget. At 10,000 iterations the cap cost the Fascist team 6 points (0.863
-# against 0.804 as a Fascist, same seeds; bench/results/README.md, "Fascist ballots at
-# the whole budget"). The `fascist_ballots` option sets the cap for any budget (an A/B
-# of the load's iterations).
+# the whole budget. At 10,000 iterations the cap cost the Fascist team 7 points (0.855
+# against 0.782 as a Fascist over the same 800 games; bench/results/README.md, "Fascist
+# ballots at the whole budget"). The `fascist_ballots` option sets the cap for any
+# budget (an A/B at the load's iterations).
 FASCIST_BALLOT_ITERATIONS = 2_000
 
 
