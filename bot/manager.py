@@ -269,7 +269,8 @@ class SessionManager:
         """
         old = self._sessions.get(game_id)
         stored = await self.store.load_game(game_id)
-        if (old is None or not old.paused) and stored.status != "paused":
+        stranded = game_id in self._stranded  # paused here, even if that was not stored
+        if (old is None or not old.paused) and stored.status != "paused" and not stranded:
             raise ValueError(f"Game #{game_id} is not paused.")
         if stored.status not in ("running", "paused"):
             raise ValueError(f"Game #{game_id} is {stored.status}.")

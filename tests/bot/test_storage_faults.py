@@ -299,6 +299,37 @@ async def test_a_game_that_fails_to_resume_for_another_reason_is_paused_not_lost
         await store.close()
 
 
+async def test_a_stranded_game_whose_pause_was_not_stored_still_resumes_on_demand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two faults in a row: the session cannot be built, and the pause cannot be stored
+    (the game stays `running` in the database). It is still the channel's stranded game,
+    and a host's /resume (`resume_paused`) carries it on."""
+    path = tmp_path / "shbot.db"
+    await _three_games(path)
+
+    def frontend_for(stored: StoredGame) -> FakeFrontend:
+        if stored.id == 2:
+            raise KeyError("seat 3")
+        return FakeFrontend()
+
+    async def no_pause(game_id: int, reason: str) -> None:
+        raise StorageError("the database is locked")
+
+    store = await Storage.open(path)
+    try:
+        monkeypatch.setattr(store, "pause_game", no_pause)
+        manager = SessionManager(store, FakeFrontend())
+        await manager.recover(frontend_for)
+        assert (await store.load_game(2)).status == "running"  # the pause was not stored
+        assert manager.stranded_in(102) is not None
+        session = await manager.resume_paused(2)
+        assert manager.get(2) is session and manager.stranded_in(102) is None
+        await manager.shutdown()
+    finally:
+        await store.close()
+
+
 # --- files the bot may read but not write, or not open at all ---------------------------
 
 
