@@ -248,6 +248,13 @@ async def test_a_record_that_does_not_replay_is_marked_damaged_and_the_others_re
         await store.close()
 
 
+def _fails_for_game_2(stored: StoredGame) -> FakeFrontend:
+    """A recovery callback that fails for game 2, as a fault of this code would."""
+    if stored.id == 2:
+        raise KeyError("seat 3 plays fascist")  # a message that must never be logged
+    return FakeFrontend()
+
+
 async def test_a_game_that_fails_to_resume_for_another_reason_is_paused_not_lost(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -260,15 +267,10 @@ async def test_a_game_that_fails_to_resume_for_another_reason_is_paused_not_lost
     await _three_games(path)
     caplog.set_level(logging.INFO, logger="bot")
 
-    def frontend_for(stored: StoredGame) -> FakeFrontend:
-        if stored.id == 2:
-            raise KeyError("seat 3 plays fascist")  # a message that must never be logged
-        return FakeFrontend()
-
     store = await Storage.open(path)
     try:
         manager = SessionManager(store, FakeFrontend())
-        resumed = await manager.recover(frontend_for)
+        resumed = await manager.recover(_fails_for_game_2)
         assert sorted(s.game_id for s in resumed) == [1, 3]
         stored = await store.load_game(2)
         assert stored.status == "paused"
@@ -286,7 +288,7 @@ async def test_a_game_that_fails_to_resume_for_another_reason_is_paused_not_lost
         await manager.shutdown()
 
         again = SessionManager(store, FakeFrontend())
-        resumed = await again.recover(frontend_for)  # stranded again at this start
+        resumed = await again.recover(_fails_for_game_2)  # stranded again at this start
         assert again.stranded_in(102) is not None
         await again.cancel_stranded(2)
         assert again.stranded_in(102) is None
@@ -308,11 +310,6 @@ async def test_a_stranded_game_whose_pause_was_not_stored_still_resumes_on_deman
     path = tmp_path / "shbot.db"
     await _three_games(path)
 
-    def frontend_for(stored: StoredGame) -> FakeFrontend:
-        if stored.id == 2:
-            raise KeyError("seat 3")
-        return FakeFrontend()
-
     async def no_pause(game_id: int, reason: str) -> None:
         raise StorageError("the database is locked")
 
@@ -320,7 +317,7 @@ async def test_a_stranded_game_whose_pause_was_not_stored_still_resumes_on_deman
     try:
         monkeypatch.setattr(store, "pause_game", no_pause)
         manager = SessionManager(store, FakeFrontend())
-        await manager.recover(frontend_for)
+        await manager.recover(_fails_for_game_2)
         assert (await store.load_game(2)).status == "running"  # the pause was not stored
         assert manager.stranded_in(102) is not None
         session = await manager.resume_paused(2)
