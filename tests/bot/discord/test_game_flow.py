@@ -572,6 +572,9 @@ async def test_a_game_that_cannot_be_resumed_at_a_restart_can_be_cancelled(
     cancelled = await alice.slash(table.channel, "cancel")
     assert told(cancelled) == texts.GAME_CANCELLED
     assert (await stored(table, game_id)).status == "cancelled"
+    # The table is told in the channel, not only the host in private.
+    said = notices.cancelled(texts.CANCEL_HOST_ALONE)
+    assert any(text(m) == said for m in table.channel_messages())
     click = await bob.click(vote, label="Nein")
     assert told(click) == texts.GAME_CANCELLED
     assert table.bot.games.game_in(table.channel.id) is None  # the channel is free again
