@@ -89,7 +89,10 @@ BALLOT_ITERATIONS = 200
 # the whole budget. At 10,000 iterations the cap cost the Fascist team 7 points (0.855
 # against 0.782 as a Fascist over the same 800 games; bench/results/README.md, "Fascist
 # ballots at the whole budget"). The `fascist_ballots` option sets the cap for any
-# budget (an A/B at the load's iterations).
+# budget (an A/B at the load's iterations). Since a ballot search plays only the games
+# its ballot decides (`agents.model_search`) these iterations cost a third of the time;
+# 6,000 at four loaded tables bought Fascist ballots little (1,772 iterations, p50)
+# and cost nominations most of theirs (747 against 1,917; bench/results/README.md).
 FASCIST_BALLOT_ITERATIONS = 2_000
 
 

@@ -20,6 +20,14 @@ paired games that luck cancels out of the comparison, and a move that changes no
 (a ballot that is not pivotal) scores exactly like its alternative. Root statistics
 therefore hold equal visits per move and the choice is the most wins.
 
+**Ballots that cannot matter are not played.** At a ballot the copies part ways only
+if this seat's ballot decides the count: the other seats' ballots come from the same
+stream in both copies, so unless exactly one Ja is missing for a majority both copies
+reach the same game, and whatever they score apart is the noise of their subtrees. Such
+a determinization is counted (a visit to each ballot, no win to either: the margin,
+the ballot's only measure, is unchanged) but not played; a ballot search spends its
+time on the games its ballot decides.
+
 **Below the root**, each copy descends the tree: at a node (a later decision of the
 searcher) UCB1 over availability counts (`agents.tree.select`); between nodes the game
 runs with the model until the searcher must decide again or the game ends. The next
@@ -89,6 +97,12 @@ class ModelTree:
             seed = rng.getrandbits(_DICE_BITS)
             moves = root_moves(game)  # the same in every determinization: public + own hand
             per_round = len(moves)
+            if game.phase == VOTE and not _pivotal(game, root.seat, model, seed):
+                done += per_round
+                for move in moves:
+                    root.avail[move] += 1
+                    root.visits[move] += 1
+                continue
             for move in moves:
                 dice = random.Random(seed)
                 copy = game.clone()
@@ -98,6 +112,20 @@ class ModelTree:
                 root.visits[move] += 1
                 root.wins[move] += won
         return done
+
+
+def _pivotal(game: FastGame, me: int, model: TableModel, seed: int) -> bool:
+    """Whether `me`'s ballot decides `game`'s running vote, the other ballots drawn from
+    `seed` exactly as `_descend` draws them (so both copies would share them)."""
+    rand = random.Random(seed).random
+    players = ModelPlayers(game, model, rand, me)
+    cast = game.votes
+    game.votes = dict(cast)
+    game.votes[me] = True
+    players.fill_ballots(game, rand)
+    others = sum(game.votes.values()) - 1
+    game.votes = cast
+    return others == game.majority - 1
 
 
 def _descend(

@@ -1011,6 +1011,11 @@ class FastGame:
         return self.reason is not None
 
     @property
+    def majority(self) -> int:
+        """The Ja ballots that elect a government at this table now."""
+        return self._seating.majority
+
+    @property
     def winner(self) -> Party | None:
         """The winning party, once the game is over."""
         return None if self.reason is None else self.reason.winner

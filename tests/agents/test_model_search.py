@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from agents import model_search
 from agents.base import Budget
 from agents.belief_ismcts import BeliefISMCTSAgent
+from agents.playouts import ModelPlayers, TableModel
+from agents.selfish import SelfishAgent
 from agents.tree import Node
-from engine import Game, Phase, Vote
+from engine import Game, Phase, PlayerView, Vote
+from engine.fastsim import FastGame
 from tests.agents.test_belief_ismcts import positions
 from tests.engine.helpers import deck, fixed_game, play
 
@@ -84,3 +89,90 @@ def test_a_ballot_is_scored_on_paired_games() -> None:
     visits, wins = result.root.visits, result.root.wins
     assert visits[1] == visits[0] == 100 and result.iterations == 200
     assert wins[1] > wins[0]
+
+
+def _ballot_views(count: int) -> list[PlayerView]:
+    """Ballots of 10-player Selfish games, one per seat kind (any role, in or out of the
+    government)."""
+    views: list[PlayerView] = []
+    for game_seed in range(40):
+        game = Game(10, seed=game_seed)
+        seats = [SelfishAgent(s, game_seed) for s in range(10)]
+        while not game.is_over and len(views) < count:
+            seat = game.awaiting()[0]
+            view = game.view(seat)
+            if view.phase is Phase.VOTE and game_seed % 10 == seat:
+                views.append(view)
+            game.apply(seats[seat].act(view))
+    return views
+
+
+def _after_the_count(
+    game: FastGame, me: int, ballot: bool, model: TableModel, seed: int
+) -> tuple[object, ...]:
+    """The public state after `me` casts `ballot` and the rest vote as `_descend` has
+    them vote on a copy of `game` played from `seed`."""
+    copy = game.clone()
+    rand = random.Random(seed).random
+    players = ModelPlayers(copy, model, rand, me)
+    copy.votes[me] = ballot
+    players.fill_ballots(copy, rand)
+    outcome = copy.count_votes()
+    return (outcome, copy.phase, copy.president, copy.election_tracker, copy.hand_fascists,
+            copy.fascist_policies, copy.liberal_policies, copy.reason)  # fmt: skip
+
+
+def test_a_ballot_parts_the_copies_exactly_when_it_decides_the_count() -> None:
+    """What lets a ballot search skip a determinization: the copies of Ja and Nein reach
+    the same game unless this ballot decides the count, and `_pivotal` says which."""
+    decided = undecided = 0
+    for view in _ballot_views(6):
+        assert view.seat is not None
+        searcher = _agent(view.seat, 100)
+        searcher.observe(view)
+        searcher.search(view, random.Random(0))
+        sampler, model = searcher.sampler, searcher.model
+        assert sampler is not None and model is not None
+        rng = random.Random(view.seat)
+        for _ in range(150):
+            game = sampler.game(rng)
+            seed = rng.getrandbits(64)
+            ja = _after_the_count(game, view.seat, True, model, seed)
+            nein = _after_the_count(game, view.seat, False, model, seed)
+            pivotal = model_search._pivotal(game, view.seat, model, seed)
+            assert pivotal == (ja != nein)
+            decided += pivotal
+            undecided += not pivotal
+    assert decided > 20 and undecided > 20  # both kinds were met
+
+
+def test_a_ballot_search_plays_only_the_games_its_ballot_decides(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each determinization is still counted (a visit per ballot), but only the pivotal
+    ones are played, both copies; the others add no win to either ballot."""
+    calls = {"pivotal": 0, "decided": 0, "played": 0}
+    pivotal, descend = model_search._pivotal, model_search._descend
+
+    def counted_pivotal(*args: Any) -> bool:
+        decides = pivotal(*args)
+        calls["pivotal"] += 1
+        calls["decided"] += decides
+        return decides
+
+    def counted_descend(*args: Any) -> bool:
+        calls["played"] += 1
+        return descend(*args)
+
+    monkeypatch.setattr(model_search, "_pivotal", counted_pivotal)
+    monkeypatch.setattr(model_search, "_descend", counted_descend)
+    view = _ballot_views(1)[0]
+    assert view.seat is not None
+    searcher = BeliefISMCTSAgent(view.seat, 5, Budget(iterations=400), fascist_ballots=400)
+    searcher.observe(view)
+    result = searcher.search(view, random.Random(1))
+    visits, wins = result.root.visits, result.root.wins
+    assert result.iterations == 400 and visits[0] == visits[1] == 200 == calls["pivotal"]
+    assert 0 < calls["decided"] < 200
+    assert calls["played"] == 2 * calls["decided"]
+    assert wins[0] + wins[1] <= calls["played"]
