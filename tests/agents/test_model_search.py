@@ -139,7 +139,9 @@ def test_a_ballot_parts_the_copies_exactly_when_it_decides_the_count() -> None:
             seed = rng.getrandbits(64)
             ja = _after_the_count(game, view.seat, True, model, seed)
             nein = _after_the_count(game, view.seat, False, model, seed)
+            cast = dict(game.votes)
             pivotal = model_search._pivotal(game, view.seat, model, seed)
+            assert game.votes == cast  # the check casts no ballot on the game it reads
             assert pivotal == (ja != nein)
             decided += pivotal
             undecided += not pivotal
