@@ -26,12 +26,15 @@ class Budget:
 
     `deadline` is an absolute `time.monotonic()` instant (the same clock in every process
     of a machine) by which the answer is due, whatever the decision spent before its
-    search started; a search stops at whichever of its limits comes first.
+    search started; a search stops at whichever of its limits comes first. `alone` says
+    the scheduler serves this decision's table alone: a cap a search keeps on a clock
+    to leave the machine to other tables' decisions may be lifted.
     """
 
     iterations: int | None = None
     seconds: float | None = None
     deadline: float | None = None
+    alone: bool = False
 
 
 M = TypeVar("M", Action, Claim | None)

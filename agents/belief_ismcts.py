@@ -312,14 +312,16 @@ class BeliefISMCTSAgent(SearchAgent):
     def iteration_limit(self, view: PlayerView | None = None) -> tuple[int | None, float | None]:
         """(iterations, seconds) from the budget; iterations default to DEFAULT_ITERATIONS.
         A Liberal's ballot runs at most BALLOT_ITERATIONS; a Fascist's or Hitler's at most
-        `fascist_ballots`, else FASCIST_BALLOT_ITERATIONS on a clock (see there)."""
+        `fascist_ballots`, else FASCIST_BALLOT_ITERATIONS on a clock (see there) unless
+        the budget is `alone` (no other table's decisions to leave time to)."""
         budget = self.budget
         iterations, seconds = budget.iterations, budget.seconds
         if iterations is None and seconds is None:
             iterations = DEFAULT_ITERATIONS
         if view is not None and view.phase is Phase.VOTE:
             cap = BALLOT_ITERATIONS if view.role is Role.LIBERAL else self.fascist_ballots
-            if cap is None and (seconds is not None or budget.deadline is not None):
+            on_clock = seconds is not None or budget.deadline is not None
+            if cap is None and on_clock and not budget.alone:
                 cap = FASCIST_BALLOT_ITERATIONS
             if cap is not None:
                 iterations = min(iterations or cap, cap)

@@ -277,9 +277,18 @@ class RayPool:
         return self._slots or 1
 
     def answer(
-        self, kind: Kind, spec: str, view: PlayerView, seed: int, due: float, timeout: float
+        self,
+        kind: Kind,
+        spec: str,
+        view: PlayerView,
+        seed: int,
+        due: float,
+        timeout: float,
+        alone: bool = False,
     ) -> Future[Move]:
-        """Send one decision to the cluster (see `DecisionPool.answer`)."""
+        """Send one decision to the cluster (see `DecisionPool.answer`). `alone` is not
+        passed on: the cluster's CPUs are shared by every shard, and one shard's service
+        cannot know that no other table is using them."""
         alarms = self._alarms
         if self._stopped or alarms is None:
             raise RuntimeError("The Ray pool is not running.")

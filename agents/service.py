@@ -10,7 +10,10 @@ legal action for the view's seat, whatever happens (`claim` the same for claims)
   several AI seats voting at once are planned as one set and share the vote's window
   instead of racing for it). Decisions that stop on their own (belief-ISMCTS caps a
   ballot's search) are counted at what such decisions took lately (`ShortDecisions`),
-  so the rest of the window goes to the nominations, hands and powers.
+  so the rest of the window goes to the nominations, hands and powers. A caller that
+  names the decision's `table` (its game) lets the service tell when that table is the
+  only one it has served lately: then nothing else waits for the machine, and a search
+  may lift such a cap within its share (`Budget.alone`).
   The worker's search stops by that instant (it checks the clock in its loop), so a
   late start costs iterations, not a fallback. The queue runs earliest deadline first
   (a retry before all; at equal deadlines a nomination, the legislature, a power or a
@@ -49,7 +52,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Hashable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from enum import IntEnum
@@ -105,6 +108,12 @@ class Priority(IntEnum):
 # Set aside this many times what the short decisions queued are expected to need: more
 # decisions arrive while one thinks (other tables' ballots, claims) and estimates vary.
 NEED_MARGIN = 2.0
+# A table that asked for a decision this recently is still playing: while any other
+# table has, a decision is not alone and keeps its self-imposed caps. Under four busy
+# tables, Fascist ballots let think to their share took most of the nominations'
+# iterations (bench/results/README.md, "A larger Fascist-ballot cap"); a table waiting
+# on its people for longer than this leaves the machine to the others.
+TABLE_ACTIVE_S = 15.0
 
 
 def thinking_share(
@@ -201,6 +210,7 @@ class _Job:
     watchdog: asyncio.TimerHandle | None = None
     started: float = 0.0  # time.monotonic() when a worker took it
     think_until: float = 0.0  # when its search had to stop
+    table: Hashable | None = None  # the game it is for, if its caller said
 
     def key(self) -> tuple[bool, float, int, int]:
         return (self.priority is not Priority.RETRY, self.due, self.priority, self.seq)
@@ -262,6 +272,7 @@ class AgentService:
         self._restarting = False
         self._dispatch_pending = False  # a `_dispatch_now` is scheduled
         self._short = ShortDecisions()
+        self._tables: dict[Hashable, float] = {}  # when each named table last asked
         self._closed = False
 
     # --- lifecycle -------------------------------------------------------------------
@@ -367,12 +378,15 @@ class AgentService:
         seed: int,
         budget_s: float = DEFAULT_BUDGET_S,
         patience_s: float | None = None,
+        table: Hashable | None = None,
     ) -> Answer[Action]:
         """A legal action for `view`'s seat from the agent of `spec`, within `budget_s`.
 
         `patience_s`: how long past `budget_s` the table can still wait for this seat's
         own agent (its timer) when every worker is busy; the search then starts late and
         is thinner, rather than a fallback answering (default: `queue_grace_s`).
+        `table`: the game the decision is for (any hashable), so the service can tell
+        when it serves that table alone (see the module doc); None: never alone.
         Raises ValueError at once for a spec naming no agent or a view with nothing to
         decide (caller bugs); anything else that goes wrong gives a degraded answer.
         """
@@ -386,7 +400,7 @@ class AgentService:
             return isinstance(move, Action) and move in view.legal_actions
 
         return await self._answer(
-            "act", name, spec, view, seed, (budget_s, patience_s), priority, legal
+            "act", name, spec, view, seed, (budget_s, patience_s), priority, legal, table
         )
 
     async def claim(
@@ -397,9 +411,10 @@ class AgentService:
         seed: int,
         budget_s: float = DEFAULT_CLAIM_BUDGET_S,
         patience_s: float | None = None,
+        table: Hashable | None = None,
     ) -> Answer[Claim | None]:
-        """One of `view.legal_claims` or None (silence), within `budget_s` (`patience_s`:
-        as for `decide`)."""
+        """One of `view.legal_claims` or None (silence), within `budget_s` (`patience_s`,
+        `table`: as for `decide`)."""
         name = self._check(spec, view, budget_s)
         if not view.legal_claims:
             return Answer(None, name)
@@ -409,7 +424,7 @@ class AgentService:
             return move is None or (isinstance(move, Claim) and move in view.legal_claims)
 
         return await self._answer(
-            "claim", name, spec, view, seed, (budget_s, patience_s), Priority.TABLE, legal
+            "claim", name, spec, view, seed, (budget_s, patience_s), Priority.TABLE, legal, table
         )
 
     async def _answer(
@@ -422,12 +437,14 @@ class AgentService:
         budget: tuple[float, float | None],
         priority: Priority,
         legal: Callable[[Any], bool],
+        table: Hashable | None,
     ) -> Answer[Any]:
         """The agent's answer if it is `legal`, else a degraded one, with its cause.
         `budget`: the seconds to think and the patience past them (see `decide`)."""
         started = time.monotonic()
         try:
-            move, iterations, cause = await self._ask(kind, spec, view, seed, budget, priority)
+            job = (kind, spec, view, seed, budget, priority, table)
+            move, iterations, cause = await self._ask(*job)
             if not legal(move):
                 self.stats.errors += 1
                 what = "action" if kind == "act" else "claim"
@@ -466,15 +483,20 @@ class AgentService:
         seed: int,
         budget: tuple[float, float | None],
         priority: Priority,
+        table: Hashable | None,
     ) -> tuple[Any, int | None, str | None]:
         """The agent's answer, its iterations and what went wrong on the way (if it was
         retried); raises `_NoAnswer` with the cause when there is none."""
         loop = self._running_loop()
         budget_s, patience_s = budget
-        due = time.monotonic() + max(MIN_THINKING_S, budget_s - self.margin_s)
+        now = time.monotonic()
+        due = now + max(MIN_THINKING_S, budget_s - self.margin_s)
         self._seq += 1
         job = _Job(kind, spec, view, seed, due, priority, self._seq, loop.create_future())
         job.patience = max(self.queue_grace_s, patience_s or 0.0)
+        job.table = table
+        if table is not None:
+            self._tables[table] = now
         # Whatever befalls the pool, the job is settled: a decision still waiting for a
         # worker `patience` past its deadline is answered here (a late start only thins
         # its search); once started, the watchdog moves behind the worker's own.
@@ -537,6 +559,7 @@ class AgentService:
                     job.seed,
                     think_until,
                     think_until - now + self.hang_grace_s,
+                    alone=self._alone(job.table, now),
                 )
             except Exception as exc:  # the pool is shut or broken
                 heapq.heappush(self._queue, (job.key(), job))
@@ -552,6 +575,14 @@ class AgentService:
                 think_until - now + 2 * self.hang_grace_s, self._overdue, job
             )
             future.add_done_callback(self._callback(job))
+
+    def _alone(self, table: Hashable | None, now: float) -> bool:
+        """Whether `table` is the only table that asked for a decision lately (tables
+        quiet for `TABLE_ACTIVE_S` are forgotten)."""
+        for other, asked in list(self._tables.items()):
+            if now - asked > TABLE_ACTIVE_S:
+                del self._tables[other]
+        return table is not None and self._tables.keys() == {table}
 
     def _callback(self, job: _Job) -> Any:
         loop, generation = self._running_loop(), job.generation

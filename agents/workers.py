@@ -81,13 +81,21 @@ class DecisionPool(Protocol):
         ...
 
     def answer(
-        self, kind: Kind, spec: str, view: PlayerView, seed: int, due: float, timeout: float
+        self,
+        kind: Kind,
+        spec: str,
+        view: PlayerView,
+        seed: int,
+        due: float,
+        timeout: float,
+        alone: bool = False,
     ) -> Future[tuple[Action | Claim | None, int | None]]:
-        """Run `worker_answer(kind, spec, view, seed, due)` (`due`: this process's
-        `time.monotonic()`). The future fails with TimeoutError if the decision still runs
-        `timeout` seconds after it started (its worker is stopped), with `WorkerLost` or
-        `pebble.ProcessExpired` if its worker died, with the agent's own exception if it
-        raised; it is cancelled if the pool stops first."""
+        """Run `worker_answer(kind, spec, view, seed, due, alone)` (`due`: this process's
+        `time.monotonic()`; `alone`: see `Budget.alone`). The future fails with
+        TimeoutError if the decision still runs `timeout` seconds after it started (its
+        worker is stopped), with `WorkerLost` or `pebble.ProcessExpired` if its worker
+        died, with the agent's own exception if it raised; it is cancelled if the pool
+        stops first."""
         ...
 
     def stop(self) -> None:
@@ -130,24 +138,26 @@ def _warm(pause_s: float) -> int:
     return os.getpid()
 
 
-def build_agent(spec: str, seat: int, seed: int, due: float) -> AgentBase:
+def build_agent(spec: str, seat: int, seed: int, due: float, alone: bool = False) -> AgentBase:
     """The agent of `spec` for `seat`, its search due by `due` (a `time.monotonic()`
-    instant, at least `MIN_THINKING_S` from now) and its seconds capped to match."""
+    instant, at least `MIN_THINKING_S` from now) and its seconds capped to match;
+    `alone`: its table is the only one the service is serving (`Budget.alone`)."""
     parsed = AgentSpec.parse(spec)
     due = max(due, time.monotonic() + MIN_THINKING_S)
     remaining = due - time.monotonic()
     own = parsed.budget
     seconds = remaining if own.seconds is None else min(own.seconds, remaining)
-    return replace(parsed, budget=Budget(own.iterations, seconds, due)).build(seat, seed)
+    budget = Budget(own.iterations, seconds, due, alone)
+    return replace(parsed, budget=budget).build(seat, seed)
 
 
 def worker_answer(
-    kind: Kind, spec: str, view: PlayerView, seed: int, due: float
+    kind: Kind, spec: str, view: PlayerView, seed: int, due: float, alone: bool = False
 ) -> tuple[Action | Claim | None, int | None]:
     """Rebuild the seat's agent and answer by `due`: the action or claim and the search
     iterations it ran (runs in a worker; picklable, module level)."""
     assert view.seat is not None
-    agent = build_agent(spec, view.seat, seed, due)
+    agent = build_agent(spec, view.seat, seed, due, alone)
     with reused_beliefs():  # the agent lives for this decision: beliefs from the cache
         move = agent.act(view) if kind == "act" else agent.claim(view)
     return move, agent.iterations
@@ -206,11 +216,18 @@ class WorkerPool:
         return self._threads.submit(fn, *args)
 
     def answer(
-        self, kind: Kind, spec: str, view: PlayerView, seed: int, due: float, timeout: float
+        self,
+        kind: Kind,
+        spec: str,
+        view: PlayerView,
+        seed: int,
+        due: float,
+        timeout: float,
+        alone: bool = False,
     ) -> Future[tuple[Action | Claim | None, int | None]]:
         """`worker_answer` in a worker (see `DecisionPool.answer`); the processes share
         this machine's monotonic clock, so `due` travels as it is."""
-        return self.submit(worker_answer, (kind, spec, view, seed, due), timeout)
+        return self.submit(worker_answer, (kind, spec, view, seed, due, alone), timeout)
 
     def stop(self) -> None:
         """Stop every worker now (blocking: call from a thread); running tasks fail."""

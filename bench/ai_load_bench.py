@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,10 +89,11 @@ class RecordingPort:
         seed: int,
         budget_s: float = 2.0,
         patience_s: float | None = None,
+        table: Hashable | None = None,
     ) -> Answer[Action]:
         """The service's decision, recorded."""
         answer = await self.service.decide(
-            spec, view, seed=seed, budget_s=budget_s, patience_s=patience_s
+            spec, view, seed=seed, budget_s=budget_s, patience_s=patience_s, table=table
         )
         self._record("decide", view, answer)
         return answer
@@ -104,10 +106,11 @@ class RecordingPort:
         seed: int,
         budget_s: float = 1.0,
         patience_s: float | None = None,
+        table: Hashable | None = None,
     ) -> Answer[Claim | None]:
         """The service's claim, recorded (also when the view has nothing to claim)."""
         answer = await self.service.claim(
-            spec, view, seed=seed, budget_s=budget_s, patience_s=patience_s
+            spec, view, seed=seed, budget_s=budget_s, patience_s=patience_s, table=table
         )
         if view.legal_claims:  # only real claim windows count; the others ask no agent
             self._record("claim", view, answer)

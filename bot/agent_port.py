@@ -19,7 +19,7 @@ import hashlib
 import importlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -58,12 +58,15 @@ class AgentPort(Protocol):
         seed: int,
         budget_s: float = DEFAULT_BUDGET_S,
         patience_s: float | None = None,
+        table: Hashable | None = None,
     ) -> Answer[Action]:
         """One of `view.legal_actions`, within `budget_s` seconds of thinking.
 
         `patience_s`: how long past `budget_s` the table can wait (its timer) when the
         port is busy with other seats: a busy port answers late with a thinner search
-        rather than with a fallback (None: the port's own default)."""
+        rather than with a fallback (None: the port's own default). `table`: the game
+        the seat plays in, so a port serving several games can tell when it serves
+        one alone (see `agents.service`)."""
         ...
 
     async def claim(
@@ -74,9 +77,10 @@ class AgentPort(Protocol):
         seed: int,
         budget_s: float = CLAIM_BUDGET_S,
         patience_s: float | None = None,
+        table: Hashable | None = None,
     ) -> Answer[Claim | None]:
         """One of `view.legal_claims`, or None to stay silent, within `budget_s` seconds
-        (`patience_s`: as for `decide`)."""
+        (`patience_s`, `table`: as for `decide`)."""
         ...
 
 
@@ -145,9 +149,11 @@ class InProcessAgents:
         seed: int,
         budget_s: float = DEFAULT_BUDGET_S,
         patience_s: float | None = None,
+        table: Hashable | None = None,
     ) -> Answer[Action]:
         """The agent's action for `view`; a rule agent's if it fails (one thread per
-        decision: nothing queues, so `patience_s` has nothing to wait for)."""
+        decision: nothing queues, so `patience_s` has nothing to wait for, and no
+        decision is planned around others, so `table` changes nothing)."""
         if not view.legal_actions:
             raise ValueError(f"Seat {view.seat} has nothing to decide now.")
         agent_spec = _capped(spec, budget_s)
@@ -173,6 +179,7 @@ class InProcessAgents:
         seed: int,
         budget_s: float = CLAIM_BUDGET_S,
         patience_s: float | None = None,
+        table: Hashable | None = None,
     ) -> Answer[Claim | None]:
         """The agent's claim for `view`, or None (silence, also when it fails)."""
         agent_spec = _capped(spec, budget_s)

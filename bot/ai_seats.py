@@ -116,6 +116,7 @@ class AISeats:
                 seed=seed,
                 budget_s=self.budget_s,
                 patience_s=patience(self.timers.for_phase(view.phase)),
+                table=self.game_id,
             )
         except asyncio.CancelledError:
             if cancelled_here():
@@ -141,6 +142,7 @@ class AISeats:
                 seed=seat_seed(self.game_seed, seat),
                 budget_s=min(self.budget_s, CLAIM_BUDGET_CAP_S),
                 patience_s=patience(self.timers.claim),
+                table=self.game_id,
             )
         except asyncio.CancelledError:
             if cancelled_here():

@@ -361,6 +361,15 @@ def test_a_ballot_searches_at_most_its_cap_and_a_fascist_one_only_on_a_clock() -
     assert timed.iteration_limit(fascist) == (cap, 30.0)
     due = BeliefISMCTSAgent(fascist.seat, 1, Budget(iterations=5_000, deadline=1e12))
     assert due.iteration_limit(fascist) == (cap, None)
+    # Alone on the machine (no other table to leave time to), the clock alone stops it;
+    # a Liberal's cap and a cap it was told stay.
+    alone = BeliefISMCTSAgent(fascist.seat, 1, Budget(seconds=30.0, deadline=1e12, alone=True))
+    assert alone.iteration_limit(fascist) == (None, 30.0)
+    assert alone.iteration_limit(view) == (module.BALLOT_ITERATIONS, 30.0)
+    told_alone = BeliefISMCTSAgent(
+        fascist.seat, 1, Budget(seconds=30.0, alone=True), fascist_ballots=300
+    )
+    assert told_alone.iteration_limit(fascist) == (300, 30.0)
     told = make_agent("belief-ismcts:iterations=7000,fascist_ballots=300", fascist.seat, 1)
     assert isinstance(told, BeliefISMCTSAgent)
     assert told.iteration_limit(fascist) == (300, None)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+import agents.service as service_module
 from agents.belief_agent import BeliefAgent
 from agents.random_agent import RandomAgent
 from agents.registry import AGENTS, make_agent
@@ -212,10 +213,17 @@ class PlannedPool(WorkerPool):
         self.windows: list[float] = []  # in the order the decisions started
 
     def answer(
-        self, kind: Kind, spec: str, view: PlayerView, seed: int, due: float, timeout: float
+        self,
+        kind: Kind,
+        spec: str,
+        view: PlayerView,
+        seed: int,
+        due: float,
+        timeout: float,
+        alone: bool = False,
     ) -> Future[tuple[Action | Claim | None, int | None]]:
         self.windows.append(due - time.monotonic())
-        return super().answer(kind, spec, view, seed, due, timeout)
+        return super().answer(kind, spec, view, seed, due, timeout, alone)
 
 
 async def test_seats_deciding_at_once_share_the_window_instead_of_falling_back() -> None:
@@ -252,6 +260,62 @@ async def test_seats_deciding_at_once_share_the_window_instead_of_falling_back()
     (pool,) = pools
     assert len(pool.windows) == len(views) and pool.windows[0] < 2.0 / 3, pool.windows
     assert min(pool.windows) > 2 * MIN_THINKING_S, pool.windows
+
+
+class AlonePool(WorkerPool):
+    """Threads of this process that note, per decision started, whether the service
+    told it the decision's table was alone."""
+
+    def __init__(self, workers: int, registry: dict[str, str], preload: tuple[str, ...]) -> None:
+        super().__init__(workers, registry, preload)
+        self.alone: list[bool] = []
+
+    def answer(
+        self,
+        kind: Kind,
+        spec: str,
+        view: PlayerView,
+        seed: int,
+        due: float,
+        timeout: float,
+        alone: bool = False,
+    ) -> Future[tuple[Action | Claim | None, int | None]]:
+        self.alone.append(alone)
+        return super().answer(kind, spec, view, seed, due, timeout, alone)
+
+
+async def test_a_table_is_alone_only_while_no_other_table_asked_lately(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A search may lift the caps it keeps for other tables' sake (`Budget.alone`) only
+    when its table is the one the service served lately: a second table asking makes
+    both share again until it has been quiet for TABLE_ACTIVE_S; a caller that names
+    no table is never alone."""
+    monkeypatch.setattr(service_module, "TABLE_ACTIVE_S", 0.5)
+    game = Game(5, seed=3)
+    view = game.view(game.awaiting()[0])
+    pools: list[AlonePool] = []
+
+    def recording(registry: dict[str, str], preload: tuple[str, ...]) -> AlonePool:
+        pools.append(AlonePool(0, registry, preload))
+        return pools[-1]
+
+    async with AgentService(pools=recording) as service:
+
+        async def ask(table: str | None) -> None:
+            answer = await service.decide("random", view, seed=1, budget_s=0.5, table=table)
+            assert answer.fallback is None
+
+        await ask("a")
+        await ask("a")
+        await ask(None)  # no table named: never alone, and "a" stays the only table
+        await ask("a")
+        await ask("b")  # a second table: neither is alone now
+        await ask("a")
+        await asyncio.sleep(0.6)  # "b" quiet long enough: "a" has the machine again
+        await ask("a")
+    (pool,) = pools
+    assert pool.alone == [True, True, False, True, False, False, True]
 
 
 async def test_a_busy_pool_answers_late_within_the_tables_patience_not_with_a_fallback() -> None:

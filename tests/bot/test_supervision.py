@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,7 @@ class FlakyPort(InProcessAgents):
         seed: int,
         budget_s: float = DEFAULT_BUDGET_S,
         patience_s: float | None = None,
+        table: Hashable | None = None,
     ) -> Answer[Action]:
         self.calls += 1
         if self.calls % self.cancel_every == 0:
@@ -75,6 +77,7 @@ class FlakyPort(InProcessAgents):
         seed: int,
         budget_s: float = CLAIM_BUDGET_S,
         patience_s: float | None = None,
+        table: Hashable | None = None,
     ) -> Answer[Claim | None]:
         if view.legal_claims:
             self.faults["claim"] += 1
@@ -137,6 +140,7 @@ class StallsOnce(InProcessAgents):
         seed: int,
         budget_s: float = DEFAULT_BUDGET_S,
         patience_s: float | None = None,
+        table: Hashable | None = None,
     ) -> Answer[Action]:
         if not self.stalled:
             assert view.seat is not None
@@ -165,6 +169,51 @@ async def test_an_ai_decision_task_that_dies_is_asked_again(
         and "ended without a move (cancelled); asking again" in line
         for line in _logged(caplog)
     )
+
+
+class NamesTables(InProcessAgents):
+    """The real agents, noting the table each decision and claim was asked for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[Hashable | None] = []
+
+    async def decide(
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = DEFAULT_BUDGET_S,
+        patience_s: float | None = None,
+        table: Hashable | None = None,
+    ) -> Answer[Action]:
+        self.tables.append(table)
+        return await super().decide(spec, view, seed=seed, budget_s=budget_s)
+
+    async def claim(
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = CLAIM_BUDGET_S,
+        patience_s: float | None = None,
+        table: Hashable | None = None,
+    ) -> Answer[Claim | None]:
+        self.tables.append(table)
+        return await super().claim(spec, view, seed=seed, budget_s=budget_s)
+
+
+async def test_every_ai_decision_names_its_game_to_the_port(session_store: Storage) -> None:
+    """The AI service can tell a lone table from a busy machine only if every decision
+    says which game it is for (see `agents.service`, `Budget.alone`)."""
+    port = NamesTables()
+    manager = SessionManager(session_store, FakeFrontend(), port)
+    session = await manager.create([], players=5, fill_with_ai=True, seed=4, options=UNTIMED)
+    await asyncio.wait_for(session.wait(), 60)
+    await _assert_finished(session_store, session)
+    assert port.tables and set(port.tables) == {session.game_id}
 
 
 class FailsOnce:
