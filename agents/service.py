@@ -443,8 +443,9 @@ class AgentService:
         `budget`: the seconds to think and the patience past them (see `decide`)."""
         started = time.monotonic()
         try:
-            job = (kind, spec, view, seed, budget, priority, table)
-            move, iterations, cause = await self._ask(*job)
+            move, iterations, cause = await self._ask(
+                kind, spec, view, seed, budget, priority, table
+            )
             if not legal(move):
                 self.stats.errors += 1
                 what = "action" if kind == "act" else "claim"
