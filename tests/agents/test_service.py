@@ -203,7 +203,8 @@ async def test_a_search_stops_at_its_deadline_and_reports_its_iterations() -> No
 
 
 class PlannedPool(WorkerPool):
-    """Real worker processes that note how long each decision was let think.
+    """Real workers that note how long each decision was let think, and whether its
+    table was alone (`Budget.alone`).
 
     The plan is what the service decides; the iterations a search reaches in its window
     depend on how much of the CPU the machine gives it, so tests compare plans."""
@@ -211,6 +212,7 @@ class PlannedPool(WorkerPool):
     def __init__(self, workers: int, registry: dict[str, str], preload: tuple[str, ...]) -> None:
         super().__init__(workers, registry, preload)
         self.windows: list[float] = []  # in the order the decisions started
+        self.alone: list[bool] = []
 
     def answer(
         self,
@@ -223,6 +225,7 @@ class PlannedPool(WorkerPool):
         alone: bool = False,
     ) -> Future[tuple[Action | Claim | None, int | None]]:
         self.windows.append(due - time.monotonic())
+        self.alone.append(alone)
         return super().answer(kind, spec, view, seed, due, timeout, alone)
 
 
@@ -262,28 +265,6 @@ async def test_seats_deciding_at_once_share_the_window_instead_of_falling_back()
     assert min(pool.windows) > 2 * MIN_THINKING_S, pool.windows
 
 
-class AlonePool(WorkerPool):
-    """Threads of this process that note, per decision started, whether the service
-    told it the decision's table was alone."""
-
-    def __init__(self, workers: int, registry: dict[str, str], preload: tuple[str, ...]) -> None:
-        super().__init__(workers, registry, preload)
-        self.alone: list[bool] = []
-
-    def answer(
-        self,
-        kind: Kind,
-        spec: str,
-        view: PlayerView,
-        seed: int,
-        due: float,
-        timeout: float,
-        alone: bool = False,
-    ) -> Future[tuple[Action | Claim | None, int | None]]:
-        self.alone.append(alone)
-        return super().answer(kind, spec, view, seed, due, timeout, alone)
-
-
 async def test_a_table_is_alone_only_while_no_other_table_asked_lately(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -294,10 +275,10 @@ async def test_a_table_is_alone_only_while_no_other_table_asked_lately(
     monkeypatch.setattr(service_module, "TABLE_ACTIVE_S", 0.5)
     game = Game(5, seed=3)
     view = game.view(game.awaiting()[0])
-    pools: list[AlonePool] = []
+    pools: list[PlannedPool] = []
 
-    def recording(registry: dict[str, str], preload: tuple[str, ...]) -> AlonePool:
-        pools.append(AlonePool(0, registry, preload))
+    def recording(registry: dict[str, str], preload: tuple[str, ...]) -> PlannedPool:
+        pools.append(PlannedPool(0, registry, preload))
         return pools[-1]
 
     async with AgentService(pools=recording) as service:

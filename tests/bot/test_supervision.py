@@ -178,31 +178,13 @@ class NamesTables(InProcessAgents):
         super().__init__()
         self.tables: list[Hashable | None] = []
 
-    async def decide(
-        self,
-        spec: str,
-        view: PlayerView,
-        *,
-        seed: int,
-        budget_s: float = DEFAULT_BUDGET_S,
-        patience_s: float | None = None,
-        table: Hashable | None = None,
-    ) -> Answer[Action]:
-        self.tables.append(table)
-        return await super().decide(spec, view, seed=seed, budget_s=budget_s)
+    async def decide(self, spec: str, view: PlayerView, **asked: Any) -> Answer[Action]:
+        self.tables.append(asked.get("table"))
+        return await super().decide(spec, view, **asked)
 
-    async def claim(
-        self,
-        spec: str,
-        view: PlayerView,
-        *,
-        seed: int,
-        budget_s: float = CLAIM_BUDGET_S,
-        patience_s: float | None = None,
-        table: Hashable | None = None,
-    ) -> Answer[Claim | None]:
-        self.tables.append(table)
-        return await super().claim(spec, view, seed=seed, budget_s=budget_s)
+    async def claim(self, spec: str, view: PlayerView, **asked: Any) -> Answer[Claim | None]:
+        self.tables.append(asked.get("table"))
+        return await super().claim(spec, view, **asked)
 
 
 async def test_every_ai_decision_names_its_game_to_the_port(session_store: Storage) -> None:
