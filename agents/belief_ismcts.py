@@ -33,7 +33,6 @@ as a long-lived one. Beliefs are secrets of a live game: nothing here logs them.
 
 from __future__ import annotations
 
-import math
 import random
 from pathlib import Path
 from typing import ClassVar
@@ -62,25 +61,21 @@ DEFAULT_ITERATIONS = 10_000
 
 # The share of other seats the opponent model lets vote and pick targets at random.
 DEFAULT_WILD = 0.4
-# A Liberal follows the search's ballot only when it wins this much more often (as a
-# share of the paired games) and the margin stands out of the noise (CLEAR_Z); otherwise
-# it casts its sincere ballot (`liberal_ballot`).
-CLEAR_BALLOT = 0.03
-# How many standard deviations of the paired games' noise a clear margin must exceed.
-# A margin over n paired games sums n differences in {-1, 0, 1}, so its deviation is at
-# most sqrt(n). At 200 iterations (100 games a ballot) the share alone let noise decide
-# (`python bench/ballot_noise.py --games 8 --seed 1`, the same Liberal ballots searched
-# at 200 and at 10,000 iterations): 145 of 239 capped margins crossed CLEAR_BALLOT,
-# against 21 at 10,000, and only 179 of the 239 capped ballots were the 10,000-iteration
-# ballot; with the noise test, 237. From about 4,500 games up the share decides, as
-# before. Most of the Liberal regression of 2026-11-26 was this: at 10,000 iterations,
-# 0.312 as a Liberal before, 0.372 after (0.397 on 2026-11-23; bench/results/README.md).
-CLEAR_Z = 2.0
+# A Liberal casts its sincere ballot (`liberal_ballot`) and searches none. Until
+# 2026-11-27 it searched (capped at BALLOT_ITERATIONS) and followed the search when
+# Ja's and Nein's paired games differed clearly (by 3% of the games and twice their
+# noise; at 200 iterations the share alone let noise decide and cost 6 Liberal points,
+# bench/results/README.md, "The regression found"). Since a ballot search plays only the
+# games its ballot decides, no capped Liberal margin was ever clear: 0 of 319 in
+# `python bench/ballot_noise.py --games 8 --seed 1 --full 1000`, where that rule now
+# lives. So every such search cast the sincere ballot anyway, and took its time from the
+# decisions the table waits on (at four loaded tables half the decisions are Liberal ballots).
 # A ballot's search stops here whatever the budget: nine AI seats vote at once, and
 # iterations spent on ballots are taken from the nominations, hands and powers of every
 # game sharing the machine (at four 10-player tables, 350 of 437 decisions are ballots:
-# `bench/ai_load_bench.py`'s by_phase). A Liberal mostly casts its sincere ballot anyway
-# (CLEAR_BALLOT); a Fascist's or Hitler's ballot is its search's, and 200 iterations cost
+# `bench/ai_load_bench.py`'s by_phase). A Liberal with a belief searches none (above),
+# so this caps a Liberal's ballot only without one (a custom deck); a Fascist's or
+# Hitler's ballot is its search's, and 200 iterations cost
 # the Fascist team a lot: 0.744 as a Fascist over 250 games at 8,000 iterations, against
 # 0.857 with every decision at 10,000 (bench/results/README.md).
 BALLOT_ITERATIONS = 200
@@ -94,12 +89,6 @@ BALLOT_ITERATIONS = 200
 # 6,000 at four loaded tables bought Fascist ballots little (1,772 iterations, p50)
 # and cost nominations most of theirs (747 against 1,917; bench/results/README.md).
 FASCIST_BALLOT_ITERATIONS = 2_000
-
-
-def clear_ballot(margin: float, games: int) -> bool:
-    """Whether a ballot's `margin` (Ja's extra wins over Nein on `games` paired games)
-    is clear: at least CLEAR_BALLOT of the games and CLEAR_Z deviations of their noise."""
-    return games > 0 and abs(margin) >= max(CLEAR_BALLOT * games, CLEAR_Z * math.sqrt(games))
 
 
 class BeliefSampler(UniformSampler):
@@ -275,25 +264,22 @@ class BeliefISMCTSAgent(SearchAgent):
         )
 
     def decide(self, view: PlayerView, rng: random.Random) -> Action:
-        """Search and take the best move. Ballots: a Liberal casts its sincere ballot
-        unless Ja and Nein differ clearly; anyone else casts a tie as the table expects."""
+        """Search and take the best move. Ballots: a Liberal with a belief casts its
+        sincere ballot unsearched; anyone else casts a tie as the table expects."""
         if len(view.legal_actions) == 1:
             return view.legal_actions[0]
-        result = self.search(view, rng)
-        root = result.root
-        if view.phase is not Phase.VOTE or self.model is None:
-            return result.best_action()
-        margin = root.wins[1] - root.wins[0]  # Ja's extra wins over Nein, on paired games
-        if view.role is Role.LIBERAL and self.belief is not None:
-            # A Liberal votes its conscience unless the search sees a clear difference:
-            # in the paired games one ballot rarely decides, yet a table where Liberals
-            # vote down the governments they distrust stops many Fascist ones.
-            if clear_ballot(margin, root.visits[1]):
-                return Vote(self.seat, margin > 0)
-            belief = self.belief
+        belief = self.belief
+        if view.phase is Phase.VOTE and view.role is Role.LIBERAL and belief is not None:
+            # A Liberal votes its conscience: a table where Liberals vote down the
+            # governments they distrust stops many Fascist ones (see BALLOT_ITERATIONS).
+            self.iterations = None  # not a search
             trust, hitler = belief.pair_liberal(), belief.hitler()
             return Vote(self.seat, liberal_ballot(view, self.seat, trust, hitler))
-        if margin == 0:
+        result = self.search(view, rng)
+        if view.phase is not Phase.VOTE or self.model is None:
+            return result.best_action()
+        root = result.root
+        if root.wins[1] == root.wins[0]:  # Ja's and Nein's paired games end alike
             return Vote(self.seat, self._expected_ballot(view, self.model))
         return result.best_action()
 
@@ -311,7 +297,8 @@ class BeliefISMCTSAgent(SearchAgent):
 
     def iteration_limit(self, view: PlayerView | None = None) -> tuple[int | None, float | None]:
         """(iterations, seconds) from the budget; iterations default to DEFAULT_ITERATIONS.
-        A Liberal's ballot runs at most BALLOT_ITERATIONS; a Fascist's or Hitler's at most
+        A Liberal's ballot (searched only without a belief) runs at most
+        BALLOT_ITERATIONS; a Fascist's or Hitler's at most
         `fascist_ballots`, else FASCIST_BALLOT_ITERATIONS on a clock (see there) unless
         the budget is `alone` (no other table's decisions to leave time to)."""
         budget = self.budget

@@ -3,9 +3,11 @@
     python bench/ballot_noise.py --games 8 --seed 1 [--full 10000] [--json]
         [--party fascist [--cap 2000]]
 
-belief-ISMCTS caps a ballot's search (`agents.belief_ismcts.BALLOT_ITERATIONS` for a
-Liberal) and casts its sincere ballot unless the search's margin is clear
-(`clear_ballot`). This plays games with `belief` agents at every seat and, at each
+Until 2026-11-27 belief-ISMCTS capped a Liberal's ballot search
+(`agents.belief_ismcts.BALLOT_ITERATIONS`) and cast its sincere ballot unless the
+search's margin was clear (`clear_ballot`, the rule kept here); now it casts the
+sincere ballot unsearched, since no capped margin was clear any more (0 of 319 at
+`--games 8 --seed 1 --full 1000`). This plays games with `belief` agents at every seat and, at each
 ballot of a Liberal outside the government, searches the same position twice from the
 same random stream: at the cap, and at `--full` iterations. It reports how often each
 search calls its margin clear, by the share alone (the rule before 2f3fabf: at least
@@ -25,20 +27,28 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import sys
 from collections.abc import Callable, Sequence
 
 from agents.base import Budget
 from agents.belief_agent import BeliefAgent, liberal_ballot
-from agents.belief_ismcts import (
-    BALLOT_ITERATIONS,
-    CLEAR_BALLOT,
-    FASCIST_BALLOT_ITERATIONS,
-    BeliefISMCTSAgent,
-    clear_ballot,
-)
+from agents.belief_ismcts import BALLOT_ITERATIONS, FASCIST_BALLOT_ITERATIONS, BeliefISMCTSAgent
 from engine import Game, Phase, PlayerView, Role
+
+# The clear-margin rule a Liberal's capped ballot followed until 2026-11-27: Ja's and
+# Nein's paired games differ by at least this share of the games...
+CLEAR_BALLOT = 0.03
+# ...and by this many deviations of their noise (a margin over n paired games sums n
+# differences in {-1, 0, 1}: its deviation is at most sqrt(n)).
+CLEAR_Z = 2.0
+
+
+def clear_ballot(margin: float, games: int) -> bool:
+    """Whether a ballot's `margin` (Ja's extra wins over Nein on `games` paired games)
+    is clear: at least CLEAR_BALLOT of the games and CLEAR_Z deviations of their noise."""
+    return games > 0 and abs(margin) >= max(CLEAR_BALLOT * games, CLEAR_Z * math.sqrt(games))
 
 
 class _Uncapped(BeliefISMCTSAgent):

@@ -103,6 +103,18 @@ def test_ballot_noise_searches_the_same_liberal_ballots_at_both_budgets() -> Non
     assert out["agree_noise_rate"] == out["agree_noise"] / out["ballots"]
 
 
+def test_the_clear_margin_rule_asks_the_share_and_the_noise_of_the_paired_games() -> None:
+    clear_ballot = _load("ballot_noise").clear_ballot
+    # A capped ballot (100 paired games): a 10-game margin is 0.1 of the games, over
+    # CLEAR_BALLOT, and still within the noise of 100 games.
+    assert not clear_ballot(10, 100) and not clear_ballot(-19, 100)
+    assert clear_ballot(20, 100) and clear_ballot(-20, 100)
+    # 10,000 iterations (5,000 games a ballot): the share decides.
+    assert clear_ballot(150, 5_000) and clear_ballot(-150, 5_000)
+    assert not clear_ballot(149, 5_000)
+    assert not clear_ballot(0, 0)
+
+
 def test_fit_compare_scores_two_fits_on_the_same_games(tmp_path: Path) -> None:
     compare = _load("fit_compare").compare
     pool = ["random", "selfish"]
