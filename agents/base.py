@@ -109,12 +109,14 @@ class AgentBase:
         if not view.legal_actions:
             raise ValueError(f"Seat {self.seat} has nothing to decide now.")
         self.observe(view)
+        self.iterations = None  # a decision that searches sets its own count
         action = self.decide(view, self.rng(view))
         assert action in view.legal_actions, f"{self.name} chose an illegal {action}"
         return action
 
     def claim(self, view: PlayerView) -> Claim | None:
         """Catch up on events, then maybe claim."""
+        self.iterations = None  # claims are not searched
         if not view.legal_claims:
             return None
         self.observe(view)

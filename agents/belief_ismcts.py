@@ -272,7 +272,6 @@ class BeliefISMCTSAgent(SearchAgent):
         if view.phase is Phase.VOTE and view.role is Role.LIBERAL and belief is not None:
             # A Liberal votes its conscience: a table where Liberals vote down the
             # governments they distrust stops many Fascist ones (see BALLOT_ITERATIONS).
-            self.iterations = None  # not a search
             trust, hitler = belief.pair_liberal(), belief.hitler()
             return Vote(self.seat, liberal_ballot(view, self.seat, trust, hitler))
         result = self.search(view, rng)

@@ -347,6 +347,24 @@ def test_one_distinct_option_is_taken_without_searching() -> None:
     assert NoSearch(0, 1).act(forced.view(0)) == Vote(0, False)
 
 
+def test_a_decision_reports_its_own_iterations_not_the_last_ones() -> None:
+    """A long-lived seat (the arena's) that searched, then takes a lone option or claims,
+    reports no iterations for that decision rather than the earlier search's count."""
+    game = fixed_game("LFHLL", deck("FFF"))
+    play(game, "nominate 1", "ja", "discard F")
+    chancellor = agent(1, iterations=30)
+    searched = first_vote(5, seed=2).view(1)
+    chancellor.act(searched)
+    assert chancellor.iterations == 30
+    assert chancellor.act(game.view(1)) == Enact(1, Policy.FASCIST)  # its only option
+    assert chancellor.iterations is None
+    game.apply(Enact(1, Policy.FASCIST))
+    assert game.view(1).legal_claims  # the chancellor may now say what it was handed
+    chancellor.act(searched)
+    chancellor.claim(game.view(1))
+    assert chancellor.iterations is None
+
+
 def test_budgets() -> None:
     view = first_vote(6, seed=1).view(0)
     assert SOISMCTSAgent(0, 1).iteration_limit() == (DEFAULT_ITERATIONS, None)
