@@ -3,8 +3,9 @@
 With `DISCORD_TOKEN` set, `shbot` runs the Discord bot; without it, a spectated bot-only
 demo game in the terminal. Subcommands play in the terminal (`demo`, `play`), carry on
 or end a stored terminal game (`--resume ID`, `cancel ID`) and read the database
-(`replay`, `stats`, `backup`). Every game is stored in the database given by `--db`
-(default: `$DATABASE_PATH`, else data/shbot.db in the working directory). `--images DIR`
+(`replay`, `stats`, `backup`). Every command uses the bot's database: `--db` (a file or a
+`postgresql://` URL), else `$DATABASE_URL`, else `$DATABASE_PATH` (from the environment or
+a `.env` file, as the bot reads them), else data/shbot.db in the working directory. `--images DIR`
 (demo, play, replay) writes the game's pictures; `replay --step` walks a finished game
 round by round.
 
@@ -145,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         default=argparse.SUPPRESS,
         help="the database: a file, or a postgresql:// URL (default: $DATABASE_URL, else"
-        f" $DATABASE_PATH, else {DEFAULT_DB})",
+        f" $DATABASE_PATH, from the environment or .env, else {DEFAULT_DB})",
     )
     parser = argparse.ArgumentParser(
         prog="shbot",
@@ -271,7 +272,7 @@ def database_path(args: argparse.Namespace) -> str:
     """
     from .storage import StorageError
 
-    path = Path(getattr(args, "db", None) or os.environ.get("DATABASE_PATH") or DEFAULT_DB)
+    path = Path(getattr(args, "db", None) or _setting("DATABASE_PATH") or DEFAULT_DB)
     if str(path) == ":memory:":
         return str(path)
     cannot = f"Cannot use {path} as the database"
@@ -293,15 +294,16 @@ def database_path(args: argparse.Namespace) -> str:
 
 
 def database_target(args: argparse.Namespace) -> str:
-    """What the database commands (stats, replay, backup, cancel) open, as the bot does:
-    `--db` (a file, or a postgresql:// URL), else `$DATABASE_URL` (the shard processes'
-    PostgreSQL database), else the SQLite file of `database_path`."""
+    """The database every command opens, as the bot does: `--db` (a file, or a
+    postgresql:// URL), else `$DATABASE_URL` (the shard processes' PostgreSQL database),
+    else the SQLite file of `database_path`. Terminal games are stored there too, so
+    `replay`, `stats` and `cancel` find them."""
     from .storage import StorageError, is_database_url
 
     given = getattr(args, "db", None)
     if given is not None:
         return str(given) if is_database_url(str(given)) else database_path(args)
-    url = os.environ.get("DATABASE_URL") or None  # blank counts as unset, as in bot.config
+    url = _setting("DATABASE_URL")
     if url is None:
         return database_path(args)
     if not is_database_url(url):  # the bot refuses it too (bot.config): say so the same way
@@ -310,6 +312,14 @@ def database_target(args: argparse.Namespace) -> str:
             "database); for a SQLite file set DATABASE_PATH instead."
         )
     return url
+
+
+def _setting(name: str) -> str | None:
+    """A variable of the environment, else of the `.env` file the bot reads (blank counts
+    as unset, as in `bot.config`)."""
+    from .config import settings
+
+    return settings().get(name) or None
 
 
 class PicturesError(BotError):
@@ -401,8 +411,14 @@ def _discord(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"shbot: {exc}", file=sys.stderr)
         return 2
-    if getattr(args, "db", None):
-        config = replace(config, database_path=Path(args.db))
+    given = getattr(args, "db", None)
+    if given:
+        from .storage import is_database_url
+
+        if is_database_url(given):
+            config = replace(config, database_url=given)
+        else:
+            config = replace(config, database_path=Path(given), database_url=None)
     import aiohttp
     import discord
 
@@ -434,7 +450,7 @@ def _demo(args: argparse.Namespace) -> int:
     from .demo import resume_terminal, run_demo
 
     speed = args.speed or ("normal" if sys.stdout.isatty() else "fast")
-    db_path = database_path(args)
+    db_path = database_target(args)
     images = images_directory(args)
     if getattr(args, "resume", None) is not None:
         return _terminal_game(
@@ -574,7 +590,7 @@ def _play(args: argparse.Namespace) -> int:
             f"shbot: seat {args.seat} does not exist with {args.players} players.", file=sys.stderr
         )
         return 2
-    db_path = database_path(args)
+    db_path = database_target(args)
     images = images_directory(args)
     if args.resume is not None:
         return _terminal_game(

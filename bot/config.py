@@ -117,13 +117,21 @@ def load_config(
     `env_file` defaults to the nearest `.env` from the working directory upwards; a
     missing file is fine. Values in `environ` win over the file's.
     """
+    return config_from(settings(environ, env_file=env_file))
+
+
+def settings(
+    environ: Mapping[str, str] | None = None, *, env_file: str | Path | None = None
+) -> dict[str, str]:
+    """The variables of `environ` (default `os.environ`) over those of a `.env` file (by
+    default the nearest from the working directory upwards; a missing file is fine)."""
     if env_file is None:
         env_file = find_dotenv(usecwd=True)
     values: dict[str, str] = {}
     if env_file and Path(env_file).is_file():
         values.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
     values.update(os.environ if environ is None else environ)
-    return config_from(values)
+    return values
 
 
 def config_from(values: Mapping[str, str]) -> Config:

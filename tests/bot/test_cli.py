@@ -187,6 +187,37 @@ def test_replay_stats_and_backup(
     assert "No game #99" in capsys.readouterr().err
 
 
+def test_every_command_reads_the_database_settings_of_a_dotenv_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """DATABASE_PATH in `.env` (as `.env.example` shows) is the bot's database: the
+    terminal games and the database commands use it too, not data/shbot.db."""
+    (tmp_path / ".env").write_text("DATABASE_PATH=from-dotenv.db\n", encoding="utf-8")
+    assert cli.main(["demo", "--players", "5", "--seed", "3", "--speed", "fast"]) == 0
+    assert capsys.readouterr().out.startswith("Game #1.")
+    assert Path("from-dotenv.db").is_file() and not Path("data").exists()
+    assert cli.main(["replay", "1"]) == 0
+    assert "Game #1 · 5 players" in capsys.readouterr().out
+    assert cli.main(["stats"]) == 0
+    assert "#1: 5 players, finished" in capsys.readouterr().out
+    assert not Path("data").exists()
+
+
+def test_with_a_token_a_database_url_given_with_db_is_the_bot_s_url(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started = []
+    fake_app = types.ModuleType("bot.discord.app")
+    fake_app.run = started.append  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "bot.discord.app", fake_app)
+    monkeypatch.setenv("DISCORD_TOKEN", "not-a-real-token")
+    url = "postgresql://shbot@db.example:5432/shbot"
+    assert cli.main(["--db", url]) == 0
+    [config] = started
+    assert config.database_url == url and config.database == url
+    assert not any(Path().iterdir())  # no SQLite file named after the URL
+
+
 def test_every_command_and_option_is_described(capsys: pytest.CaptureFixture[str]) -> None:
     parser = cli.build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -364,6 +395,12 @@ def test_database_commands_open_database_url_as_the_bot_does(
     finished, running = asyncio.run(_games(pg_url))
     monkeypatch.setenv("DATABASE_URL", pg_url)
     monkeypatch.setenv("DATABASE_PATH", "elsewhere.db")  # the URL wins, as for the bot
+
+    # A terminal game is stored there too, so replay, stats and cancel find it.
+    assert cli.main(["demo", "--players", "5", "--seed", "4", "--speed", "fast"]) == 0
+    demo = int(re.match(r"Game #(\d+)\.", capsys.readouterr().out).group(1))  # type: ignore[union-attr]
+    assert cli.main(["replay", str(demo)]) == 0
+    assert f"Game #{demo} · 5 players" in capsys.readouterr().out
 
     assert cli.main(["stats", "--user", "100"]) == 0
     assert "Player 100: 1 finished games" in capsys.readouterr().out
