@@ -20,6 +20,7 @@ from .driver import Driver, Params, Tx
 from .ladder import rate_game
 from .records import (
     _GAME_COLUMNS,
+    _INT64,
     GameDamaged,
     GameScope,
     SeatChange,
@@ -310,6 +311,8 @@ class GameLog:
 
     async def load_game(self, game_id: int) -> StoredGame:
         """The stored game; `record.replay()` rebuilds it. StorageError if unknown."""
+        if not _INT64[0] <= game_id <= _INT64[1]:  # a forged button's id: no such row
+            raise StorageError(f"No game #{game_id}.")
         async with self._driver.read() as tx:
             row = await _one(tx, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
             if row is None:

@@ -232,6 +232,14 @@ async def test_a_paused_game_keeps_its_cause_resumes_and_takes_no_actions_meanwh
     assert (await storage.player_stats(111)).games == 0
 
 
+async def test_a_game_id_beyond_64_bits_is_no_game(storage: Storage) -> None:
+    """A forged button may carry any number: no stored game has it, so it reads as unknown
+    (a StorageError the front-ends answer), not as the driver's OverflowError."""
+    for game_id in (2**63, -(2**63) - 1, 10**20):
+        with pytest.raises(StorageError, match=rf"No game #{game_id}\."):
+            await storage.load_game(game_id)
+
+
 async def test_append_refuses_duplicate_out_of_order_and_closed_games(storage: Storage) -> None:
     game = play_random_game(5, 21)
     game_id = await store_game(storage, Game(5, seed=21))

@@ -79,6 +79,10 @@ async def test_a_closed_dm_is_remembered_for_the_rest_of_the_game(
     role = str(ComponentId(str(game_id), "role"))
     over = await forge_click(table, bob, table.channel_messages()[0], role)
     assert over.response is not None and over.response.content == texts.GAME_OVER
+    # A forged game id too large for the database is a game that is not running.
+    huge = str(ComponentId(str(10**20), "role"))
+    forged = await forge_click(table, bob, table.channel_messages()[0], huge)
+    assert told(forged) == texts.GAME_NOT_RUNNING
     assert (await table.storage.load_game(game_id)).status == "finished"
 
 

@@ -86,6 +86,7 @@ async def test_replay_refuses_unknown_games_and_forged_buttons(table: Harness) -
     for custom_id, refusal in (
         (str(ComponentId(f"R{game_id}", "page", "999")), texts.UNKNOWN_COMPONENT),
         (str(ComponentId("R1000", "page", "1")), texts.REPLAY_UNKNOWN.format(game=1000)),
+        (str(ComponentId(f"R{10**20}", "page", "1")), texts.REPLAY_UNKNOWN.format(game=10**20)),
         (str(ComponentId("Rx", "page", "1")), texts.UNKNOWN_COMPONENT),
     ):
         result = await forge_click(table, bob, page, custom_id)  # type: ignore[arg-type]
