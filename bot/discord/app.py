@@ -195,6 +195,10 @@ class SecretHitlerBot(commands.AutoShardedBot, GameBot):
         """A channel's permissions may have changed."""
         self.games.permissions_changed(after.guild.id, after.id)
 
+    async def on_thread_update(self, before: discord.Thread, after: discord.Thread) -> None:
+        """A thread was unlocked or reopened, perhaps: its paused games try again."""
+        self.games.permissions_changed(after.guild.id, after.id)
+
     async def on_guild_role_update(self, before: discord.Role, after: discord.Role) -> None:
         """A role's permissions may have changed (the bot's own, among others)."""
         self.games.permissions_changed(after.guild.id)

@@ -9,6 +9,10 @@ dropped). A failure that retrying cannot fix becomes what it means for the game:
   no longer in the server): `PlaceLost`, and the game is abandoned;
 - the bot lacks a permission there (403 Missing Permissions / Missing Access):
   `PermissionLost` naming the permissions, and the game pauses until they are back;
+- the game's thread is locked or archived (403 / 160005, 400 / 50083), or Discord
+  refuses the bot there for a reason of its own (any other 403): `PermissionLost` with
+  that cause, and the game pauses until a probe or a channel or thread update finds
+  the place open again: the message is kept, never dropped;
 - the message to edit was deleted (404 Unknown Message): `MessageGone`, which the
   front-end handles (it posts the message again when it is still needed).
 
@@ -36,6 +40,7 @@ FIRST_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 60.0
 UNKNOWN_CHANNEL, UNKNOWN_GUILD, UNKNOWN_MESSAGE = 10003, 10004, 10008
 MISSING_ACCESS, MISSING_PERMISSIONS = 50001, 50013
+ARCHIVED_THREAD, THREAD_LOCKED = 50083, 160005
 
 # What a game needs where it is played, as a server's settings name it. Sending in a
 # thread needs "Send Messages in Threads" instead of "Send Messages".
@@ -139,6 +144,12 @@ def translate_for(
             return permission_lost(["View Channel"], where)
         if exc.code == MISSING_PERMISSIONS:
             return permission_lost(missing_in(client, channel_id), where)
+        if exc.code == THREAD_LOCKED:
+            return PermissionLost(f"The thread {where} is locked: unlock it to carry on.")
+        if exc.code == ARCHIVED_THREAD:
+            return PermissionLost(f"The thread {where} is archived: reopen it to carry on.")
+        if exc.status == 403:  # forbidden for a reason of Discord's: wait, never drop
+            return PermissionLost(f"Discord refused the bot in {where} ({exc.code}).")
         return exc
 
     return translate

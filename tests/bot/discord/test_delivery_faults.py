@@ -120,6 +120,37 @@ async def test_a_lost_send_permission_pauses_the_game_until_it_is_back(table: Ha
     assert missing_narration(table, game) == []  # what was held back was shown after
 
 
+@pytest.mark.parametrize(
+    ("status", "code", "cause"),
+    [(403, 160005, "is locked"), (400, 50083, "is archived"), (403, 0, "refused the bot")],
+)
+async def test_a_refusal_of_the_game_s_place_pauses_it_and_loses_nothing(
+    table: Harness, status: int, code: int, cause: str
+) -> None:
+    """A 403 that is not a missing permission (a locked or archived thread, or a refusal
+    Discord names otherwise) pauses the game like a missing permission: the message is
+    kept and tried again, never dropped."""
+    alice, bob = table.members[:2]
+    table.expect_warning(cause)
+    game_id = await start_game(table, [alice, bob], players=5)
+    driver = Driver(table, [alice, bob], seed=5)
+    await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
+    path = f"/channels/{table.channel.id}/messages"
+    table.env.inject_error("POST", path, status=status, code=code, message="No", times=None)
+    await driver.play(until=lambda: _paused(table, game_id))
+    game = await stored(table, game_id)
+    assert game.status == "paused" and cause in (game.pause_reason or ""), game.pause_reason
+    assert f"<#{table.channel.id}>" in (game.pause_reason or "")
+
+    table.env.backend.faults.clear()  # a moderator unlocks the thread: Discord says so
+    await table.bot.on_thread_update(table.channel, table.channel)  # type: ignore[arg-type]
+    await table.until(lambda: not _paused(table, game_id), what="the game resumed")
+    await driver.play(until=lambda: reveal_posted(table))
+    game = await stored(table, game_id)
+    assert game.status == "finished"
+    assert missing_narration(table, game) == []  # what was held back was shown after
+
+
 def _paused(table: Harness, game_id: int) -> bool:
     session = table.bot.games.manager.get(game_id)
     return session is None or session.paused
