@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 from engine.variants import MAX_PLAYERS, MIN_PLAYERS
 
@@ -21,12 +22,19 @@ from ..config import STRENGTHS, Config
 from ..errors import BotError
 from . import texts
 
+log = logging.getLogger(__name__)
+
 VARIANTS = ("standard", "rebalanced")
 AI_SEAT_NAME = "AI player"  # the game names its AI players when it starts
 
 
 class LobbyError(BotError):
     """A lobby request that cannot be granted; the message is shown to the user as is."""
+
+
+class UnreadableLobby(ValueError):
+    """A stored lobby that cannot be read back: a damaged row, or one written by another
+    version of the bot. The message names the field, never its value (seats hold names)."""
 
 
 @dataclass(slots=True)
@@ -76,16 +84,50 @@ SETTING_KEYS = (
 )
 
 
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)  # JSON true is no number
+
+
+def option_problem(key: str, value: object) -> str | None:
+    """Why `value` cannot be the lobby option `key` (None: it can). Stored rows and
+    settings are checked with it: the database may hold what another version wrote."""
+    if key in ("variant", "strength"):
+        choices = VARIANTS if key == "variant" else STRENGTHS
+        return None if isinstance(value, str) and value in choices else "not a known choice"
+    if key == "players":
+        if value is None or (_is_int(value) and MIN_PLAYERS <= value <= MAX_PLAYERS):
+            return None
+        return f"not a table size ({MIN_PLAYERS}-{MAX_PLAYERS})"
+    if key in ("fill", "talk"):
+        return None if isinstance(value, bool) else "not true or false"
+    if key in ("turn_seconds", "vote_seconds"):
+        return None if _is_int(value) and value > 0 else "not a positive number of seconds"
+    return "not a lobby option"
+
+
 def default_options(config: Config, settings: Mapping[str, Any]) -> LobbyOptions:
-    """A new lobby's options: the guild's `/settings` over the bot's configuration."""
+    """A new lobby's options: the guild's `/settings` over the bot's configuration.
+
+    A damaged setting (a wrong type or an unknown choice in the database) is logged and
+    left at its default, so that it never stops a lobby from opening.
+    """
     options = LobbyOptions(
         strength=config.ai_default,
         turn_seconds=config.timers.turn_seconds,
         vote_seconds=config.timers.vote_seconds,
     )
+    if not isinstance(settings, Mapping):
+        log.warning("server settings are not an object: the defaults apply")
+        return options
     for key in SETTING_KEYS:
-        if settings.get(key) is not None:
-            setattr(options, key, settings[key])
+        value = settings.get(key)
+        if value is None:
+            continue
+        problem = option_problem(key, value)
+        if problem is not None:
+            log.warning("damaged server setting %s (%s): its default applies", key, problem)
+            continue
+        setattr(options, key, value)
     return options
 
 
@@ -199,17 +241,86 @@ class Lobby:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Lobby:
-        """Inverse of `to_dict`."""
+    def from_dict(cls, data: Mapping[str, Any]) -> Lobby:
+        """Inverse of `to_dict`; `UnreadableLobby` if `data` is damaged.
+
+        Keys added by later releases may be missing (an option takes its default, a seat
+        its table's strength); a key this version does not know is refused rather than
+        dropped, since ignoring it could change the game the members asked for.
+        """
+        row = _object(data, "the lobby")
+        options = _object(_required(row, "options", "the lobby"), "options")
+        for key, value in options.items():
+            problem = option_problem(key, value)
+            if problem is not None:
+                raise UnreadableLobby(f"option {key}: {problem}")
+        seats = _required(row, "seats", "the lobby")
+        if not isinstance(seats, list) or len(seats) > MAX_PLAYERS:
+            raise UnreadableLobby(f"seats: not a list of at most {MAX_PLAYERS}")
+        message_id = row.get("message_id")
+        if message_id is not None and not _is_int(message_id):
+            raise UnreadableLobby("message_id: not a number")
+        lobby_id = _required(row, "id", "the lobby")
+        if not isinstance(lobby_id, str):
+            raise UnreadableLobby("id: not text")
         return cls(
-            id=str(data["id"]),
-            guild_id=int(data["guild_id"]),
-            channel_id=int(data["channel_id"]),
-            host_id=int(data["host_id"]),
-            options=LobbyOptions(**data["options"]),
-            seats=[LobbySeat(**seat) for seat in data["seats"]],
-            message_id=data.get("message_id"),
+            id=lobby_id,
+            guild_id=_number(row, "guild_id"),
+            channel_id=_number(row, "channel_id"),
+            host_id=_number(row, "host_id"),
+            options=LobbyOptions(**options),
+            seats=[_seat(seat, index) for index, seat in enumerate(seats)],
+            message_id=message_id,
         )
+
+
+def _object(value: object, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+        raise UnreadableLobby(f"{what}: not an object")
+    return value
+
+
+def _required(row: Mapping[str, Any], key: str, what: str) -> Any:
+    if key not in row:
+        raise UnreadableLobby(f"{what}: {key} is missing")
+    return row[key]
+
+
+def _number(row: Mapping[str, Any], key: str) -> int:
+    value = _required(row, key, "the lobby")
+    if not _is_int(value):
+        raise UnreadableLobby(f"{key}: not a number")
+    return int(value)
+
+
+def _seat(data: object, index: int) -> LobbySeat:
+    what = f"seat {index + 1}"
+    seat = _object(data, what)
+    if unknown := set(seat) - {"name", "user_id", "strength"}:
+        raise UnreadableLobby(f"{what}: unknown keys {sorted(unknown)}")
+    name = _required(seat, "name", what)
+    user_id = _required(seat, "user_id", what)  # a missing one must not make an AI seat
+    strength = seat.get("strength")
+    if not isinstance(name, str):
+        raise UnreadableLobby(f"{what}: name is not text")
+    if user_id is not None and not _is_int(user_id):
+        raise UnreadableLobby(f"{what}: user_id is not a number")
+    if strength is not None and strength not in STRENGTHS:
+        raise UnreadableLobby(f"{what}: strength is not a known choice")
+    return LobbySeat(name=name, user_id=user_id, strength=strength)
+
+
+def read_lobby(channel_id: int, data: object) -> Lobby | None:
+    """The lobby stored for `channel_id`, or None (logged) if the row is unreadable: an
+    unreadable lobby counts as none, so that the channel is never bricked by it."""
+    try:
+        lobby = Lobby.from_dict(_object(data, "the lobby"))
+        if lobby.channel_id != channel_id:
+            raise UnreadableLobby("channel_id: another channel's")
+    except UnreadableLobby as exc:
+        log.warning("channel %s: its stored lobby is unreadable (%s); dropped", channel_id, exc)
+        return None
+    return lobby
 
 
 class LobbyStore(Protocol):
@@ -235,9 +346,18 @@ class MemoryLobbyStore:
         self.rows: dict[int, str] = {}
 
     async def load_lobby(self, channel_id: int) -> Lobby | None:
-        """The saved lobby of a channel, if any."""
+        """The saved lobby of a channel, if any (an unreadable one is dropped)."""
         row = self.rows.get(channel_id)
-        return None if row is None else Lobby.from_dict(json.loads(row))
+        if row is None:
+            return None
+        try:
+            data = json.loads(row)
+        except ValueError:
+            data = None  # not JSON: as unreadable as a damaged object
+        lobby = read_lobby(channel_id, data)
+        if lobby is None:
+            del self.rows[channel_id]
+        return lobby
 
     async def save_lobby(self, lobby: Lobby) -> None:
         """Insert or replace."""
@@ -260,9 +380,28 @@ class ChannelSettingsLobbyStore:
         self.storage = storage
 
     async def load_lobby(self, channel_id: int) -> Lobby | None:
-        """The saved lobby of a channel, if any."""
+        """The saved lobby of a channel, if any (an unreadable one is dropped)."""
         data = (await self.storage.get_channel_settings(channel_id)).get(self.KEY)
-        return None if data is None else Lobby.from_dict(data)
+        if data is None:
+            return None
+        lobby = read_lobby(channel_id, data)
+        if lobby is None:
+            await self._drop(channel_id, data)
+        return lobby
+
+    async def _drop(self, channel_id: int, damaged: object) -> None:
+        """Remove an unreadable lobby row, keeping the channel's other settings."""
+        try:
+            settings = await self.storage.get_channel_settings(channel_id)
+            if settings.get(self.KEY) != damaged:
+                return  # replaced meanwhile (a new lobby opened): not ours to drop
+            del settings[self.KEY]
+            guild = damaged.get("guild_id") if isinstance(damaged, Mapping) else None
+            guild_id = guild if _is_int(guild) else None
+            await self.storage.set_channel_settings(guild_id, channel_id, settings)
+        except BotError as exc:
+            # The next lobby saved here overwrites the row anyway: reading on matters more.
+            log.warning("channel %s: cannot drop its unreadable lobby: %s", channel_id, exc)
 
     async def save_lobby(self, lobby: Lobby) -> None:
         """Insert or replace."""
@@ -313,7 +452,9 @@ class LobbyBook:
     async def get(self, channel_id: int) -> Lobby | None:
         """The open lobby of a channel, if any."""
         if channel_id not in self._by_channel:
-            self._by_channel[channel_id] = await self.store.load_lobby(channel_id)
+            loaded = await self.store.load_lobby(channel_id)
+            # A reader without the lock (/status) must not undo a lobby opened meanwhile.
+            self._by_channel.setdefault(channel_id, loaded)
         return self._by_channel[channel_id]
 
     def cached(self) -> list[Lobby]:

@@ -19,6 +19,7 @@ from typing import Protocol
 
 import discord
 
+from ..errors import BotError
 from . import texts
 from .components import ComponentId
 from .delivery import missing_here
@@ -74,6 +75,10 @@ class LobbyControl:
                 return
             existing = await self.book.get(channel_id)
             if existing is not None:
+                if existing.message_id is None:  # stored by an older release without one
+                    existing = await self._edit_lobby_message(
+                        interaction, existing, lobby_embed(existing), lobby_view(existing)
+                    )
                 await answer(interaction, texts.LOBBY_ALREADY_HERE.format(link=_link(existing)))
                 return
             lobby = Lobby(
@@ -84,15 +89,28 @@ class LobbyControl:
                 options=options,
             )
             lobby.join(interaction.user.id, interaction.user.display_name)
-            await self.book.open(lobby)
+            # Posted first, stored after: a lobby is never kept without its message (a
+            # click on the new buttons waits on the lock until the lobby is stored).
             # The deferred reply is ephemeral (a refusal had to be): a note to the host,
             # and the lobby itself as a public followup.
-            message = await announce(
-                interaction, texts.LOBBY_OPENED, embed=lobby_embed(lobby), view=lobby_view(lobby)
-            )
-            lobby = lobby.copy()
+            try:
+                message = await announce(
+                    interaction,
+                    texts.LOBBY_OPENED,
+                    embed=lobby_embed(lobby),
+                    view=lobby_view(lobby),
+                )
+            except discord.HTTPException as exc:
+                log.warning("lobby %s: cannot post its message: %s", lobby.id, exc)
+                await self._not_posted(interaction, exc)
+                return
             lobby.message_id = message.id
-            await self.book.save(lobby)
+            try:
+                await self.book.open(lobby)
+            except BotError as exc:  # a storage fault: the posted lobby must not look open
+                log.warning("lobby %s: cannot store it: %s", lobby.id, exc)
+                await self._not_stored(interaction, lobby, message)
+                return
         log.info("lobby %s opened in channel %s", lobby.id, channel_id)
 
     async def join(self, interaction: discord.Interaction, cid: ComponentId | None = None) -> None:
@@ -230,8 +248,12 @@ class LobbyControl:
         """The channel's lobby, or None after answering why there is none."""
         assert interaction.channel_id is not None
         lobby = await self.book.get(interaction.channel_id)
-        if cid is not None and (lobby is None or lobby.id != cid.game):
-            await answer(interaction, texts.STALE_LOBBY)  # a button of a closed lobby
+        if cid is not None and (
+            lobby is None or lobby.id != cid.game or not _on_lobby_message(interaction, lobby)
+        ):
+            # A button of a closed lobby, or a forged one on another message (whose
+            # deferred update would otherwise rewrite that message into the lobby).
+            await answer(interaction, texts.STALE_LOBBY)
             return None
         if lobby is None:
             await answer(interaction, texts.NO_LOBBY_HERE)
@@ -260,6 +282,11 @@ class LobbyControl:
                 await self.book.close(draft)
                 await self._show_closed(interaction, draft, texts.LOBBY_EMPTY_CLOSED, cid)
                 return
+            if cid is not None and draft.message_id is None:
+                # A lobby stored without its message (an older release): the clicked
+                # message carries its buttons, so it is the lobby message from now on.
+                assert interaction.message is not None  # a click always has one
+                draft.message_id = interaction.message.id
             await self.book.save(draft)
             if cid is not None:  # the deferred update edits the clicked lobby message
                 await interaction.edit_original_response(
@@ -285,36 +312,75 @@ class LobbyControl:
             await answer(interaction, reason)  # the member's ephemeral answer
             await self._edit_lobby_message(interaction, lobby, embed, None)
 
+    async def _not_posted(
+        self, interaction: discord.Interaction, exc: discord.HTTPException
+    ) -> None:
+        """Tell the member that /newgame opened nothing, and why (in place of the note
+        that said it opened)."""
+        forbidden = isinstance(exc, discord.Forbidden)
+        why = texts.LOBBY_NOT_POSTED_FORBIDDEN if forbidden else texts.LOBBY_NOT_POSTED
+        try:
+            await interaction.edit_original_response(content=why)
+        except discord.HTTPException:
+            await answer(interaction, why, quiet=True)
+
+    async def _not_stored(
+        self, interaction: discord.Interaction, lobby: Lobby, message: discord.WebhookMessage
+    ) -> None:
+        """Close the lobby message just posted for a lobby the database refused, and tell
+        the member (best effort: the buttons of an unstored lobby answer "closed")."""
+        embed = closed_embed(lobby, texts.LOBBY_NOT_STORED_CLOSED)
+        try:
+            await message.edit(embed=embed, view=None)
+        except discord.HTTPException as exc:
+            log.warning("lobby %s: cannot close its message: %s", lobby.id, exc)
+        try:
+            await interaction.edit_original_response(content=texts.LOBBY_NOT_STORED)
+        except discord.HTTPException:
+            await answer(interaction, texts.LOBBY_NOT_STORED, quiet=True)
+
     async def _edit_lobby_message(
         self,
         interaction: discord.Interaction,
         lobby: Lobby,
         embed: discord.Embed,
         view: discord.ui.View | None,
-    ) -> None:
-        """Edit the lobby message; if it was deleted, post a fresh one (open lobbies only)."""
-        if lobby.message_id is None:
-            return
+    ) -> Lobby:
+        """Edit the lobby message; if it was deleted (or never stored), post a fresh one
+        (open lobbies only). Returns the lobby as saved (with its new message's id)."""
         channel = interaction.client.get_partial_messageable(
             lobby.channel_id, guild_id=lobby.guild_id
         )
-        # Best effort: the lobby is saved already, and a button left stale by a failed
-        # edit gets a precise answer when clicked.
-        try:
-            await channel.get_partial_message(lobby.message_id).edit(embed=embed, view=view)
-        except discord.NotFound:
-            if view is None:
-                return  # a closed lobby needs no new message
+        if lobby.message_id is not None:
+            # Best effort: the lobby is saved already, and a button left stale by a failed
+            # edit gets a precise answer when clicked.
             try:
-                message = await channel.send(embed=embed, view=view)
+                await channel.get_partial_message(lobby.message_id).edit(embed=embed, view=view)
+                return lobby
+            except discord.NotFound:
+                pass  # deleted: an open lobby gets a fresh message below
             except discord.HTTPException as exc:
-                log.warning("lobby %s: cannot post its message again: %s", lobby.id, exc)
-                return
-            fresh = lobby.copy()
-            fresh.message_id = message.id
-            await self.book.save(fresh)
+                log.warning("lobby %s: cannot edit its message: %s", lobby.id, exc)
+                return lobby
+        if view is None:
+            return lobby  # a closed lobby needs no new message
+        try:
+            message = await channel.send(embed=embed, view=view)
         except discord.HTTPException as exc:
-            log.warning("lobby %s: cannot edit its message: %s", lobby.id, exc)
+            log.warning("lobby %s: cannot post its message again: %s", lobby.id, exc)
+            return lobby
+        fresh = lobby.copy()
+        fresh.message_id = message.id
+        await self.book.save(fresh)
+        return fresh
+
+
+def _on_lobby_message(interaction: discord.Interaction, lobby: Lobby) -> bool:
+    """Whether a click came from the lobby's own message. A lobby stored without one (an
+    older release) accepts its buttons wherever they are: there is nothing to compare."""
+    if lobby.message_id is None:
+        return True
+    return interaction.message is not None and interaction.message.id == lobby.message_id
 
 
 def _link(lobby: Lobby) -> str:

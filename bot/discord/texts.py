@@ -53,6 +53,19 @@ BAD_SIZE = "A table has {low} to {high} players."
 NO_LOBBY_HERE = "There is no open lobby in this channel. Start one with /newgame."
 LOBBY_ALREADY_HERE = "There is already an open lobby in this channel: {link}"
 LOBBY_HERE_NO_DEMO = "A lobby is open in this channel; start or cancel it first."
+LOBBY_NOT_POSTED_FORBIDDEN = (
+    "No lobby was opened: Discord refused to let the bot post the lobby in this channel. "
+    "A server admin can check the bot's permissions here, then try /newgame again."
+)
+LOBBY_NOT_POSTED = (
+    "No lobby was opened: Discord did not accept the lobby message (a hiccup on its side). "
+    "Try /newgame again in a moment."
+)
+LOBBY_NOT_STORED = (
+    "No lobby was opened: the bot's database refused to store it (a problem on our side). "
+    "Try /newgame again in a moment."
+)
+LOBBY_NOT_STORED_CLOSED = "This lobby could not be stored, so it is closed. Try /newgame again."
 GAME_ALREADY_HERE = "A game is already running in this channel; /status shows it."
 DEMO_COOLDOWN = "A demo was started here a moment ago; the next one can start {when}."
 DEMO_LIMIT = "{limit} demo games already run in this server; wait for one to end."
