@@ -4,7 +4,8 @@
 words for it. This collaborator owns that instance for one game: it feeds it the
 game's events it has not heard yet and runs it in the suspicion thread (many games must
 not starve the event loop). `GameSession` decides when the seats speak and posts what
-they say; words are a nicety, so a fault or a busy thread only means silence.
+they say; words are a nicety, so a fault or a busy thread only means silence (a member
+who asked is told privately that no answer came: `TalkUnavailable`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ T = TypeVar("T")
 TALK_WAIT_S = 10.0
 
 
+class TalkUnavailable(Exception):
+    """An AI seat could not answer `/ask` now: a fault, or a thread busy past
+    `TALK_WAIT_S` (logged; the game goes on, and the beliefs start over)."""
+
+
 class TableVoices:
     """The AI seats' words in one game (see the module docstring)."""
 
@@ -42,22 +48,34 @@ class TableVoices:
         """What the AI seats say now, as (seat, words); empty when nobody speaks, or
         when they cannot within `TALK_WAIT_S` (logged: the game goes on without them)."""
         try:
-            # Neither a fault nor a thread busy with other games' reveals may hold the
-            # game up.
-            async with asyncio.timeout(TALK_WAIT_S):
-                said = await self._with_talk(ai_seats, lambda talk: talk.remarks(names))
-        except Exception as exc:
-            log.warning(
-                "game %d: the AI seats did not speak (%s)", self.game_id, type(exc).__name__
-            )
-            self._talk = None  # rebuilt from every event next time
+            said = await self._in_time(ai_seats, lambda talk: talk.remarks(names))
+        except TalkUnavailable:
             return []
         return said or []
 
     async def ask(self, seat: int, ai_seats: Sequence[int], names: list[str]) -> str | None:
         """AI seat `seat`'s read of the table, from its own view only (None: it has
-        nothing to say, or is not among `ai_seats`)."""
-        return await self._with_talk(ai_seats, lambda talk: talk.ask(seat, names))
+        nothing to say, or is not among `ai_seats`). Raises `TalkUnavailable` when it
+        cannot answer within `TALK_WAIT_S` (logged), so the asker can be told."""
+        return await self._in_time(ai_seats, lambda talk: talk.ask(seat, names), asked=True)
+
+    async def _in_time(
+        self, ai_seats: Sequence[int], use: Callable[[TableTalk], T], *, asked: bool = False
+    ) -> T | None:
+        """`_with_talk` within `TALK_WAIT_S`; raises `TalkUnavailable` otherwise."""
+        try:
+            # Neither a fault nor a thread busy with other games' reveals may hold the
+            # game (or the member who asked) up.
+            async with asyncio.timeout(TALK_WAIT_S):
+                return await self._with_talk(ai_seats, use)
+        except Exception as exc:
+            # Only the type: a message may quote what a seat believes.
+            what = "did not answer" if asked else "did not speak"
+            log.warning("game %d: the AI seats %s (%s)", self.game_id, what, type(exc).__name__)
+            # The events were counted as heard before the thread heard them: a belief
+            # that failed part-way (or was cut off) is rebuilt from every event next time.
+            self._talk = None
+            raise TalkUnavailable from exc
 
     async def _with_talk(self, ai_seats: Sequence[int], use: Callable[[TableTalk], T]) -> T | None:
         """`use` the seats' beliefs once they have heard every event so far (None: no

@@ -28,6 +28,7 @@ from ..manager import Member, SessionManager
 from ..ports import REFUSALS, Frontend, Prompt, PromptKind
 from ..session import GameSession, SessionOptions
 from ..storage import StorageError, StoredGame
+from ..table_talk import TalkUnavailable
 from ..timers import Timers
 from . import texts
 from .components import ComponentId, selected_values
@@ -237,9 +238,19 @@ class DiscordGames:
         meta = self._meta_of(session.game_id)
         meta.host_id, meta.pace, meta.demo = interaction.user.id, pace, True
         self.frontend.set_pace(session.game_id, pace)
-        await announce(
-            interaction, texts.DEMO_STARTING, content=texts.DEMO_STARTED.format(players=players)
-        )
+        try:
+            await announce(
+                interaction,
+                texts.DEMO_STARTING,
+                content=texts.DEMO_STARTED.format(players=players),
+            )
+        except discord.HTTPException as exc:
+            # The game is stored: it must run whatever its greeting did (its own messages
+            # tell the channel), or it would hold the channel with nobody to move.
+            log.warning(
+                "demo game %d was not announced (%s %s)", session.game_id, exc.status, exc.code
+            )
+            await answer(interaction, texts.DEMO_STARTING, quiet=True)
         session.start()
         log.info("demo game %d started in channel %s", session.game_id, interaction.channel_id)
 
@@ -386,7 +397,7 @@ class DiscordGames:
             reply = str(exc)
         else:
             reply = _confirmation(prompt, index)
-        await interaction.edit_original_response(content=reply, view=None)
+        await _complete(interaction, reply)
 
     # --- commands -----------------------------------------------------------------------
 
@@ -440,11 +451,18 @@ class DiscordGames:
         if not session.options.talk:
             await answer(interaction, texts.ASK_TALK_OFF)
             return
-        # The belief is read in its own thread: acknowledge first (3-second rule).
-        await interaction.response.defer(thinking=True)
-        words = await session.ask_ai(seat)
-        said = texts.ASK_SAID.format(name=seats[seat].name, words=words or texts.ASK_NOTHING)
-        await interaction.edit_original_response(content=said)
+        # The belief is read in its own thread: acknowledge first (3-second rule), and
+        # privately, so a failure is told to the asker alone; the answer is table talk,
+        # posted for everyone.
+        await acknowledge(interaction)
+        name = seats[seat].name
+        try:
+            words = await session.ask_ai(seat)
+        except TalkUnavailable:  # logged where it happened
+            await _complete(interaction, texts.ASK_FAILED)
+            return
+        said = texts.ASK_SAID.format(name=name, words=words or texts.ASK_NOTHING)
+        await announce(interaction, texts.ASK_SENT.format(name=name), content=said)
 
     async def role(self, interaction: discord.Interaction) -> None:
         """/role: the member's role and private knowledge, for them alone."""
@@ -482,7 +500,7 @@ class DiscordGames:
                 reply = await session.back(interaction.user.id)
         except REFUSALS as exc:
             reply = str(exc)
-        await interaction.edit_original_response(content=reply)
+        await _complete(interaction, reply)
 
     async def cancel(self, interaction: discord.Interaction) -> None:
         """/cancel mid-game: host or Manage Server asks; the players confirm by majority."""
@@ -508,7 +526,7 @@ class DiscordGames:
             # Ephemeral: an error must reach the host alone (the game says it ended).
             await acknowledge(interaction)
             await session.cancel(texts.CANCEL_HOST_ALONE)
-            await interaction.edit_original_response(content=texts.GAME_CANCELLED)
+            await _complete(interaction, texts.GAME_CANCELLED)
             return
         from .components import button, view_of
 
@@ -554,7 +572,7 @@ class DiscordGames:
         else:
             log.info("game %d resumed by a host in channel %s", game_id, interaction.channel_id)
             reply = texts.RESUMED
-        await interaction.edit_original_response(content=reply)
+        await _complete(interaction, reply)
 
     async def _cancel_stranded(
         self, interaction: discord.Interaction, stranded: StoredGame
@@ -571,7 +589,7 @@ class DiscordGames:
             log.error("game %d could not be cancelled (%s)", stranded.id, type(exc).__name__)
             await interaction.edit_original_response(content=texts.CANCEL_FAILED)
             return
-        await interaction.edit_original_response(content=texts.GAME_CANCELLED)
+        await _complete(interaction, texts.GAME_CANCELLED)
         await interaction.followup.send(notices.cancelled(texts.CANCEL_HOST_ALONE))
 
     async def _agree_to_cancel(
@@ -603,10 +621,44 @@ class DiscordGames:
         if count < needed:
             await answer(interaction, texts.CANCEL_AGREED.format(count=count, needed=needed))
             return
-        await interaction.response.edit_message(
-            content=texts.GAME_CANCELLED, view=None, allowed_mentions=discord.AllowedMentions.none()
-        )
-        await session.cancel(texts.CANCEL_REASON)
+        # The request says "cancelled" only once the game is: acknowledge as an update
+        # of the request (3-second rule; cancelling writes to the database), cancel, then
+        # edit it.
+        await acknowledge(interaction, update=True)
+        try:
+            await session.cancel(texts.CANCEL_REASON)
+        except Exception as exc:
+            if not session.is_over:  # not ended: the request stays open, button and all
+                # Only the type: the message may quote a private action.
+                log.error(
+                    "game %d could not be cancelled (%s)", session.game_id, type(exc).__name__
+                )
+                meta.cancel_votes.discard(user_id)  # so that pressing again retries
+                await answer(interaction, texts.CANCEL_VOTE_FAILED)
+                return
+            log.warning("game %d: cancelled with a fault (%s)", session.game_id, type(exc).__name__)
+        try:
+            await interaction.edit_original_response(
+                content=texts.GAME_CANCELLED,
+                view=None,
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+        except discord.HTTPException as exc:  # the request was deleted: the game ended anyway
+            log.warning("could not mark the cancel request ended (%s %s)", exc.status, exc.code)
+            await answer(interaction, texts.GAME_CANCELLED, quiet=True)
+
+
+async def _complete(interaction: discord.Interaction, reply: str) -> None:
+    """Complete a deferred reply with `reply` (and no buttons) once the member's action
+    is stored. The edit is cosmetic: if it fails (the message was deleted, Discord
+    refused it), the member still hears `reply` in a new private message, never that
+    the game is unchanged."""
+    try:
+        await interaction.edit_original_response(content=reply, view=None)
+    except discord.HTTPException as exc:
+        # Status and code only: the reply may name a private choice.
+        log.warning("could not complete an interaction's reply (%s %s)", exc.status, exc.code)
+        await answer(interaction, reply, quiet=True)
 
 
 def _open_claim(session: GameSession, seat: int, prompt_id: str) -> bool:

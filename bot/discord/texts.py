@@ -231,6 +231,10 @@ ASK_NOT_AI = "{label} is not an AI player: ask them yourself."
 ASK_TALK_OFF = "The AI players at this table keep quiet (the host turned talk off)."
 ASK_SAID = "💬 {name}: {words}"
 ASK_NOTHING = "I have nothing to say yet."
+ASK_SENT = "You asked {name}: the answer is below."
+ASK_FAILED = (
+    "That AI player could not answer just now; the game is unchanged. Try /ask again in a moment."
+)
 HAND_EMPTY = "You hold no policies now: the game has moved on."
 HAND_NOT_YET = "Not yet: the President still holds the policies. Your hand comes next."
 HAND_NOT_IN_GOVERNMENT = "Only the President and the Chancellor hold policies."
@@ -269,6 +273,10 @@ CANCEL_ONLY_PLAYERS = "Only the players of this game can agree to end it."
 CANCEL_RIGHTS = "Only the host of this game or a member with Manage Server can cancel it."
 CANCEL_HOST_ALONE = "the host ended it."
 CANCEL_FAILED = "The game could not be cancelled now (the database refused); try again later."
+CANCEL_VOTE_FAILED = (
+    "The game could not be ended just now, so it goes on and your agreement was not "
+    "counted. Press **End the game** again to retry."
+)
 DEMO_STARTING = "Your demo game is starting below."
 DEMO_STARTED = "A demo game starts here: {players} AI players. Sit back and watch."
 ROLE_LINE = "Your role: **{role}**."
