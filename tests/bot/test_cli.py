@@ -11,6 +11,7 @@ import sys
 import types
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,13 +61,19 @@ def test_bad_options_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["play", "--players", "5", "--seat", "5"]) == 2
 
 
-def test_with_a_token_shbot_starts_the_discord_bot(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    started = []
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The configs the Discord front-end was started with (its `run`, replaced)."""
+    configs: list[Any] = []
     fake_app = types.ModuleType("bot.discord.app")
-    fake_app.run = started.append  # type: ignore[attr-defined]
+    fake_app.run = configs.append  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "bot.discord.app", fake_app)
+    return configs
+
+
+def test_with_a_token_shbot_starts_the_discord_bot(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, started: list[Any]
+) -> None:
     monkeypatch.setenv("DISCORD_TOKEN", "not-a-real-token")
     assert cli.main(["--db", str(tmp_path / "bot.db")]) == 0
     [config] = started
@@ -83,11 +90,7 @@ def test_with_a_token_but_no_discord_front_end_shbot_says_so(
     assert "Discord front-end cannot start" in capsys.readouterr().err
 
 
-def test_a_token_in_a_dotenv_file_counts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    started = []
-    fake_app = types.ModuleType("bot.discord.app")
-    fake_app.run = started.append  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "bot.discord.app", fake_app)
+def test_a_token_in_a_dotenv_file_counts(tmp_path: Path, started: list[Any]) -> None:
     (tmp_path / ".env").write_text("DISCORD_TOKEN=from-dotenv\n", encoding="utf-8")
     assert cli.main([]) == 0  # the fixture made tmp_path the working directory
     [config] = started
@@ -204,12 +207,8 @@ def test_every_command_reads_the_database_settings_of_a_dotenv_file(
 
 
 def test_with_a_token_a_database_url_given_with_db_is_the_bot_s_url(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, started: list[Any]
 ) -> None:
-    started = []
-    fake_app = types.ModuleType("bot.discord.app")
-    fake_app.run = started.append  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "bot.discord.app", fake_app)
     monkeypatch.setenv("DISCORD_TOKEN", "not-a-real-token")
     url = "postgresql://shbot@db.example:5432/shbot"
     assert cli.main(["--db", url]) == 0

@@ -1,4 +1,5 @@
-"""The AI seats' words, alone (bot.table_talk.TableVoices): no session, a real game."""
+"""The AI seats' words, alone (bot.table_talk.TableVoices): no session, a real game; a real
+event loop, so a busy thread's timeout is real too."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 import bot.table_talk as talk_module
 from agents.talk import TableTalk
-from bot.table_talk import TableVoices
+from bot.table_talk import TableVoices, TalkUnavailable
 from engine import Game
 from engine import events as ev
 
@@ -147,3 +148,49 @@ async def test_remarks_never_hold_the_event_loop(thread: ThreadPoolExecutor) -> 
     await voices.remarks(list(range(1, 7)), [*NAMES, "Fay", "Gus"])
     ticker.cancel()
     assert ticks > 1
+
+
+# --- /ask: a fault or a busy thread is told, and the beliefs start over -------------
+
+
+async def test_a_failed_ask_makes_the_seats_hear_the_game_anew(
+    thread: ThreadPoolExecutor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    heard: list[int] = []
+    real_hear = TableTalk.hear
+
+    def hear(self: TableTalk, events: Iterable[ev.Event]) -> None:
+        events = list(events)
+        heard.append(len(events))
+        if len(heard) == 1:
+            raise ValueError("part-way")  # the first hearing fails before it is done
+        real_hear(self, events)
+
+    monkeypatch.setattr(TableTalk, "hear", hear)
+    game = play(Game(5, seed=3), 1)
+    voices = TableVoices(1, game, executor=thread)
+    with pytest.raises(TalkUnavailable):
+        await voices.ask(2, [2, 3], NAMES)
+    await voices.ask(2, [2, 3], NAMES)  # heard from the start: the failed hearing is not trusted
+    assert heard == [len(game.events), len(game.events)]
+
+
+async def test_an_ask_never_waits_past_its_time(
+    thread: ThreadPoolExecutor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+
+    def stuck(self: TableTalk, seat: int, names: Sequence[str]) -> str:
+        release.wait(5.0)
+        return "too late"
+
+    monkeypatch.setattr(talk_module, "TALK_WAIT_S", 0.05)
+    monkeypatch.setattr(TableTalk, "ask", stuck)
+    voices = TableVoices(1, play(Game(5, seed=3), 1), executor=thread)
+    started = time.monotonic()
+    try:
+        with pytest.raises(TalkUnavailable):
+            await voices.ask(2, [2, 3], NAMES)
+        assert time.monotonic() - started < 1.0
+    finally:
+        release.set()

@@ -4,23 +4,16 @@ refuses, a reply that cannot be edited after a choice was stored, an /ask that f
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import pytest
 import simcord
 
-import bot.table_talk as talk_module
 from agents.talk import TableTalk
 from bot import notices
 from bot.discord import texts
 from bot.storage import StorageError
-from bot.table_talk import TableVoices, TalkUnavailable
-from engine import Game
-from engine import events as ev
 
 from .driver import Driver, components
 from .harness import Harness, labels, text
@@ -189,69 +182,3 @@ async def test_an_ask_that_fails_is_told_to_the_member_alone(
     assert asked.response is None or asked.response.ephemeral
     assert len(table.channel_messages()) == before  # nothing said in the channel
     assert (await table.storage.load_game(game_id)).status == "running"
-
-
-# --- TableVoices.ask alone (a real event loop: simcord's clock stands still while the
-# suspicion thread works, so a busy thread's timeout is shown here) --------------------
-
-NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve"]
-
-
-def play(game: Game, sessions: int) -> Game:
-    """First legal moves until `sessions` more policies are enacted."""
-    enacted = 0
-    while enacted < sessions and not game.is_over:
-        seat = game.awaiting()[0]
-        events = game.apply(game.view(seat).legal_actions[0])
-        enacted += sum(isinstance(e, ev.PolicyEnacted) for e in events)
-    return game
-
-
-@pytest.fixture
-def thread() -> Iterator[ThreadPoolExecutor]:
-    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ask-test")
-    yield executor
-    executor.shutdown(wait=True)
-
-
-async def test_a_failed_ask_makes_the_seats_hear_the_game_anew(
-    thread: ThreadPoolExecutor, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    heard: list[int] = []
-    real_hear = TableTalk.hear
-
-    def hear(self: TableTalk, events: Iterable[ev.Event]) -> None:
-        events = list(events)
-        heard.append(len(events))
-        if len(heard) == 1:
-            raise ValueError("part-way")  # the first hearing fails before it is done
-        real_hear(self, events)
-
-    monkeypatch.setattr(TableTalk, "hear", hear)
-    game = play(Game(5, seed=3), 1)
-    voices = TableVoices(1, game, executor=thread)
-    with pytest.raises(TalkUnavailable):
-        await voices.ask(2, [2, 3], NAMES)
-    await voices.ask(2, [2, 3], NAMES)  # heard from the start: the failed hearing is not trusted
-    assert heard == [len(game.events), len(game.events)]
-
-
-async def test_an_ask_never_waits_past_its_time(
-    thread: ThreadPoolExecutor, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    release = threading.Event()
-
-    def stuck(self: TableTalk, seat: int, names: Sequence[str]) -> str:
-        release.wait(5.0)
-        return "too late"
-
-    monkeypatch.setattr(talk_module, "TALK_WAIT_S", 0.05)
-    monkeypatch.setattr(TableTalk, "ask", stuck)
-    voices = TableVoices(1, play(Game(5, seed=3), 1), executor=thread)
-    started = time.monotonic()
-    try:
-        with pytest.raises(TalkUnavailable):
-            await voices.ask(2, [2, 3], NAMES)
-        assert time.monotonic() - started < 1.0
-    finally:
-        release.set()
