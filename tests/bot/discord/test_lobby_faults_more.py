@@ -5,7 +5,7 @@ lobby message that cannot be posted."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,16 +26,9 @@ from bot.discord.lobby import (
 from bot.discord.lobby_message import ADD_AI, JOIN, LEAVE, START
 from bot.storage import Storage, StorageError
 
-from .harness import Harness, embed_text, forge_click, harness, labels, opened_lobby, told
+from .harness import Harness, embed_text, forge_click, labels, opened_lobby, told
 from .test_lobby_flow import RecordingDesk, lobby_message
-
-
-@pytest.fixture
-async def table(tmp_path: Path) -> AsyncIterator[Harness]:
-    desk = RecordingDesk()
-    async with harness(tmp_path, lambda: desk) as h:
-        h.desk = desk  # type: ignore[attr-defined]
-        yield h
+from .test_lobby_flow import table as table  # the fixture: a lobby harness with a desk
 
 
 def desk(table: Harness) -> RecordingDesk:
