@@ -119,12 +119,7 @@ def _pivotal(game: FastGame, me: int, model: TableModel, seed: int) -> bool:
     `seed` exactly as `_descend` draws them (so both copies would share them)."""
     rand = random.Random(seed).random
     players = ModelPlayers(game, model, rand, me)
-    cast = game.votes
-    game.votes = dict(cast)
-    game.votes[me] = True
-    players.fill_ballots(game, rand)
-    others = sum(game.votes.values()) - 1
-    game.votes = cast
+    others = players.ballots(game, rand, skip=me)
     return others == game.majority - 1
 
 
@@ -153,8 +148,7 @@ def _descend(
             path.append((node, move))
         if game.phase == VOTE:
             game.votes[me] = bool(move)
-            players.fill_ballots(game, rand)
-            seen = [game.count_votes()]
+            seen = [game.tally(players.ballots(game, rand))]
         else:
             seen = [move << 3 | game.step(move)]
         if untried:
@@ -165,8 +159,7 @@ def _descend(
             if phase == VOTE:
                 if game.alive[me] and me not in game.votes:
                     break
-                players.fill_ballots(game, rand)
-                seen.append(game.count_votes())
+                seen.append(game.tally(players.ballots(game, rand)))
                 continue
             if game.to_move() == me:
                 break

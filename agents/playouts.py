@@ -215,6 +215,45 @@ class ModelPlayers:
             if record is not None:
                 record.append(Vote(s, ballot))
 
+    def ballots(self, game: FastGame, rand: Callable[[], float], skip: int = -1) -> int:
+        """The Ja ballots of the running vote: those cast in `game.votes` and those of the
+        other living seats but `skip`, drawn exactly as `fill_ballots` draws them (same
+        order, same chances) but counted instead of cast, which a playout's vote needs."""
+        roles = self.roles
+        knows = self.knows
+        pres, chanc = game.president, game.chancellor
+        zone = game.fascist_policies >= HITLER_ZONE
+        lib_chance = self.model.liberal_ja[zone][pres * self.n + chanc]
+        if game.election_tracker >= 2 and lib_chance < LAX_JA:
+            lib_chance = LAX_JA
+        if zone and chanc == self.hitler:
+            team_chance = 1.0
+        elif roles[pres] != LIBERAL_ROLE or roles[chanc] != LIBERAL_ROLE:
+            team_chance = TEAM_JA
+        else:
+            team_chance = FASCIST_JA_OTHERWISE
+        votes = game.votes
+        wild = self.wild
+        ja = 0
+        for s in game.voters():
+            cast = votes.get(s)
+            if cast is not None:
+                ja += cast
+                continue
+            if s == skip:
+                continue
+            if wild[s]:
+                chance = 0.5
+            elif s in (pres, chanc):
+                chance = CANDIDATE_JA
+            elif knows[s]:
+                chance = team_chance
+            else:
+                chance = lib_chance
+            if rand() < chance:
+                ja += 1
+        return ja
+
     def move(self, game: FastGame, rand: Callable[[], float]) -> int:
         """The model's move for the seat to move in any phase but a vote."""
         roles = self.roles
@@ -286,12 +325,20 @@ def play_model(
     step = game.step if record is None else _recording(game, record)
     if players is None:
         players = ModelPlayers(game, model, rand)
-    fill_ballots = players.fill_ballots
     move = players.move
+    if record is not None:  # every ballot as an `Action`: through the ballot box
+        while game.reason is None:
+            if game.phase == VOTE:
+                players.fill_ballots(game, rand, record)
+                game.count_votes()
+            else:
+                step(move(game, rand))
+        return game.reason
+    ballots = players.ballots
+    tally = game.tally
     while game.reason is None:
         if game.phase == VOTE:
-            fill_ballots(game, rand, record)
-            game.count_votes()
+            tally(ballots(game, rand))
         else:
             step(move(game, rand))
     return game.reason

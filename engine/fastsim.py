@@ -893,7 +893,12 @@ class FastGame:
 
         Returns ELECTED, FAILED, or CHAOS_LIBERAL / CHAOS_FASCIST (see `cast`).
         """
-        ja_count = sum(self.votes.values())
+        return self.tally(sum(self.votes.values()))
+
+    def tally(self, ja_count: int) -> int:
+        """End the running vote with `ja_count` Ja ballots of all the living (a playout
+        that draws every ballot counts them itself, without the ballot box); as
+        `count_votes`."""
         self.votes = {}
         if ja_count < self._seating.majority:
             outcome = self._advance_tracker()

@@ -153,3 +153,43 @@ def test_wild_seats_vote_at_random_and_never_the_searcher() -> None:
             ModelPlayers(game, model, rng.random, -1).fill_ballots(game, rng.random)
             ja[model is wild] += game.votes[fascist]
     assert ja[False] >= 180 and 70 <= ja[True] <= 130, ja
+
+
+def test_counted_ballots_are_the_ballots_the_box_would_hold() -> None:
+    """`ballots` draws exactly what `fill_ballots` casts (same draws, same order) and
+    counts them with the ballots already cast, leaving the box alone; `skip` draws none
+    for that seat; `tally` then ends the vote as `count_votes` does."""
+    model = TableModel.build(
+        [0.1 * (s % 7) for s in range(10)], [0.1] * 10, wild=0.3
+    )  # uneven trust, some wild seats: every branch of the draw is taken
+    for seed in range(300):
+        game = FastGame.new(10, seed)
+        setup = random.Random(seed)
+        game.president, game.chancellor = setup.sample(range(10), 2)
+        game.fascist_policies = setup.randrange(6)
+        game.election_tracker = setup.randrange(3)
+        game.phase = VOTE
+        game.votes = {s: setup.random() < 0.5 for s in setup.sample(range(10), setup.randrange(4))}
+        players = ModelPlayers(game, model, random.Random(seed).random, -1)
+        cast = dict(game.votes)
+        counter, filler = random.Random(seed), random.Random(seed)
+        ja = players.ballots(game, counter.random)
+        assert game.votes == cast  # counted, not cast
+        boxed = game.clone()
+        players.fill_ballots(boxed, filler.random)
+        assert ja == sum(boxed.votes.values())
+        assert counter.random() == filler.random()  # the same number of draws
+        skip = next((s for s in range(10) if s not in cast), -1)
+        if skip >= 0:
+            game.votes[skip] = True
+            with_me = players.ballots(game, random.Random(seed).random)
+            del game.votes[skip]
+            assert players.ballots(game, random.Random(seed).random, skip=skip) == with_me - 1
+        counted = game.clone()
+        assert counted.tally(ja) == boxed.count_votes()
+        assert (counted.phase, counted.president, counted.election_tracker, counted.reason) == (
+            boxed.phase,
+            boxed.president,
+            boxed.election_tracker,
+            boxed.reason,
+        )
