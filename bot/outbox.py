@@ -19,6 +19,8 @@ what reaches the outbox is final, and typed (`bot.ports.DeliveryError`):
 - `PermissionLost`: the bot may no longer do what the game needs where it plays. The
   outbox tells the session once, keeps the message and tries it again every `probe_s`
   seconds; when it goes through, it tells the session (`on_restored`) and carries on.
+  Once closed (the game is cancelled or stopped), it tries once more, then gives up
+  what it holds (logged): a restart shows again what the stored cursor says is unshown.
 - Anything else is a front-end defect: logged with its traceback and the message is
   skipped (never the game).
 """
@@ -154,9 +156,11 @@ class Outbox:
             self._task = asyncio.create_task(self._run(), name=f"game-{self.game_id}-out")
 
     def close(self) -> None:
-        """Deliver what is queued, then end."""
+        """Deliver what is queued, then end (a message held for want of a permission is
+        tried once more, then given up: nobody waits for the permission any more)."""
         self._closing = True
         self._wakeup.set()
+        self._nudged.set()
 
     def nudge(self) -> None:
         """Try a message held for want of a permission again now (it may be back)."""
@@ -207,7 +211,7 @@ class Outbox:
                     continue
                 item = self._items[0]
                 if not await self._deliver(item):
-                    return  # the place is lost: nothing more can be shown
+                    return  # the place is lost, or closing while a permission is missing
                 self._items.popleft()
                 await self._linger()
                 if not self._items and not await self._deliver(
@@ -232,7 +236,8 @@ class Outbox:
                 await self._wakeup.wait()
 
     async def _deliver(self, item: _Item) -> bool:
-        """Deliver one message, waiting out a missing permission; False if the place is lost."""
+        """Deliver one message, waiting out a missing permission; False if nothing more
+        can be shown: the place is lost, or the outbox closes while a permission is missing."""
         while True:
             try:
                 await deliver(self.frontend, item.table, item.message)
@@ -246,6 +251,14 @@ class Outbox:
                     self.blocked = exc
                     log.warning("game %d: %s", self.game_id, exc)
                     await self._fault(exc)
+                if self._closing:
+                    # Waiting on would hang whoever closes (a /cancel): give up instead.
+                    log.warning(
+                        "game %d: closing; %d message(s) not shown for want of a permission",
+                        self.game_id,
+                        len(self._items) or 1,
+                    )
+                    return False
                 self._nudged.clear()
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.probe_s):
