@@ -21,8 +21,8 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from agents.registry import AgentSpec
@@ -49,6 +49,14 @@ class Member:
     name: str
 
 
+@dataclass(slots=True)
+class _Resuming:
+    """The resumes of one game under way: one at a time (`SessionManager._resuming`)."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0  # callers holding or awaiting the lock; the entry goes with the last
+
+
 class SessionManager:
     """Every game this process drives, keyed by stored game id."""
 
@@ -69,6 +77,7 @@ class SessionManager:
         self._claim: ShardLease | None = None  # this process's shards of the database
         # Paused games that no session holds: their resume failed at this start.
         self._stranded: dict[int, StoredGame] = {}
+        self._resumes: dict[int, _Resuming] = {}  # games being resumed now
 
     # --- lookup -------------------------------------------------------------------------
 
@@ -265,8 +274,30 @@ class SessionManager:
         by replaying the stored record), mark it running and start it.
 
         Raises ValueError if the game is not paused here, and `engine.RecordError` if its
-        record no longer replays (the game then stays paused).
+        record no longer replays (the game then stays paused). One resume of a game at a
+        time: a second call (a double /resume, or /resume as the permission comes back)
+        waits for the first, then finds the game running (ValueError).
         """
+        async with self._resuming(game_id):
+            return await self._resume_now(game_id)
+
+    @contextlib.asynccontextmanager
+    async def _resuming(self, game_id: int) -> AsyncIterator[None]:
+        """Hold the game's resume guard: resuming stops the old session (which may take
+        seconds) before building the new one, and two overlapping resumes would start
+        two sessions for one game."""
+        entry = self._resumes.setdefault(game_id, _Resuming())
+        entry.users += 1
+        try:
+            async with entry.lock:
+                yield
+        finally:
+            entry.users -= 1
+            if not entry.users:
+                del self._resumes[game_id]
+
+    async def _resume_now(self, game_id: int) -> GameSession:
+        """`resume_paused`, its guard held."""
         old = self._sessions.get(game_id)
         stored = await self.store.load_game(game_id)
         stranded = game_id in self._stranded  # paused here, even if that was not stored
@@ -358,15 +389,22 @@ class SessionManager:
         """Messages reach the table again after a missing permission paused the game:
         carry it on (in a task of its own: the old session's outbox calls this, and
         resuming stops that session)."""
-        task = asyncio.create_task(self._resume_restored(session.game_id))
+        task = asyncio.create_task(self._resume_restored(session))
         self._watchers.add(task)
         task.add_done_callback(self._watchers.discard)
 
-    async def _resume_restored(self, game_id: int) -> None:
+    async def _resume_restored(self, session: GameSession) -> None:
+        game_id = session.game_id
         try:
-            await self.resume_paused(game_id)
+            async with self._resuming(game_id):
+                if self._sessions.get(game_id) is not session or not session.paused:
+                    return  # a host's /resume (or /cancel) got there first
+                await self._resume_now(game_id)
         except (ValueError, RecordError, StorageError) as exc:
             log.error("game %d stays paused (%s)", game_id, type(exc).__name__)
+        except Exception as exc:  # nobody awaits this task: a fault must not pass unseen
+            # The type and the place only: a message may quote a hand or a role.
+            log.error("game %d stays paused (%s)", game_id, failure_cause(exc))
 
     async def _forget_when_done(self, session: GameSession) -> None:
         # A paused game stays registered until it is cancelled or resumed (replaced): its

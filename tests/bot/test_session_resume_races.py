@@ -13,6 +13,7 @@ Every bound below is generous: a regression fails the test instead of hanging it
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import pytest
@@ -24,7 +25,7 @@ from bot.session import GameSession
 from bot.storage import Storage
 
 from .conftest import UNTIMED, members, until
-from .test_supervision import CHANNEL
+from .test_supervision import CHANNEL, _paused
 
 DENIED = "The bot may not Send Messages in this channel."
 
@@ -52,6 +53,41 @@ async def _playing(store: Storage, gate: Gate) -> tuple[SessionManager, GameSess
     return manager, session, fake
 
 
+async def test_two_resumes_at_once_start_one_session(session_store: Storage) -> None:
+    fake = FakeFrontend(answer=scripted)
+    manager, session = await _paused(session_store, fake)
+    gid = session.game_id
+    started: list[GameSession] = []
+    start = GameSession.start
+
+    def counted(self: GameSession) -> None:
+        if self._task is None:
+            started.append(self)
+        start(self)
+
+    GameSession.start = counted  # type: ignore[method-assign]
+    try:
+        results = await asyncio.wait_for(
+            asyncio.gather(
+                manager.resume_paused(gid), manager.resume_paused(gid), return_exceptions=True
+            ),
+            30,
+        )
+    finally:
+        GameSession.start = start  # type: ignore[method-assign]
+    resumed = [r for r in results if isinstance(r, GameSession)]
+    refused = [r for r in results if isinstance(r, BaseException)]
+    assert len(resumed) == 1 and len(started) == 1, results
+    assert len(refused) == 1 and isinstance(refused[0], ValueError), refused
+    assert "not paused" in str(refused[0])
+    [carried_on] = resumed
+    assert manager.get(gid) is carried_on
+    await asyncio.wait_for(carried_on.wait(), 60)
+    assert carried_on.game.is_over
+    assert fake.public_text(gid).count("The game resumes where it stopped.") == 1
+    assert len(fake.of(gid, "reveal")) == 1
+
+
 async def test_cancel_returns_on_a_game_paused_for_a_missing_permission(
     session_store: Storage, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -66,3 +102,24 @@ async def test_cancel_returns_on_a_game_paused_for_a_missing_permission(
     await until(lambda: manager.get(session.game_id) is None)
     assert manager.for_channel(CHANNEL) is None  # the channel takes a new game
     assert "not shown" in caplog.text
+
+
+async def test_an_unexpected_failure_of_the_automatic_resume_is_logged(
+    session_store: Storage, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeFrontend(answer=scripted)
+    manager, session = await _paused(session_store, fake)
+
+    def broken(*args: Any, **kwargs: Any) -> GameSession:
+        raise KeyError("the hand was L L F")
+
+    monkeypatch.setattr(manager, "_build", broken)
+    before = set(manager._watchers)
+    await manager._restored(session)
+    [resuming] = set(manager._watchers) - before
+    await asyncio.wait_for(asyncio.gather(resuming, return_exceptions=True), 10)
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert any(
+        f"game {session.game_id} stays paused" in line and "KeyError" in line for line in lines
+    )
+    assert not any("L L F" in line for line in lines)
