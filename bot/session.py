@@ -677,14 +677,21 @@ class GameSession:
             # Prompts stay open, as across a restart: their buttons answer that the game is
             # paused, and work again once it is resumed (prompt ids derive from the game).
             self._post_notice(self.paused_text())
-            if self.store is None:
-                return
-            try:
-                await self.store.pause_game(self.game_id, cause)
-            except Exception as store_exc:  # still paused here; a restart resumes it
-                log.error(
-                    "game %d: the pause was not stored (%s)", self.game_id, type(store_exc).__name__
-                )
+            if self.store is not None:
+                try:
+                    await self.store.pause_game(self.game_id, cause)
+                except Exception as store_exc:  # still paused here; a restart resumes it
+                    log.error(
+                        "game %d: the pause was not stored (%s)",
+                        self.game_id,
+                        type(store_exc).__name__,
+                    )
+        outbox = self._outbox
+        if isinstance(root, PermissionLost) and outbox.blocked is None and outbox.lost is None:
+            # The permission came back while the game task was busy, before this pause:
+            # the outbox said so then (not paused yet, ignored) and never will again.
+            log.info("game %d: messages went through again before the pause", self.game_id)
+            await self._delivery_restored()
 
     def _opening(self) -> None:
         if self._fresh:

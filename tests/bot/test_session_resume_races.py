@@ -53,6 +53,31 @@ async def _playing(store: Storage, gate: Gate) -> tuple[SessionManager, GameSess
     return manager, session, fake
 
 
+async def test_a_permission_back_before_the_pause_takes_effect_resumes_the_game(
+    session_store: Storage,
+) -> None:
+    gate = Gate()
+    manager, session, _ = await _playing(session_store, gate)
+    # The game task is busy (it waits for the session's lock, as during a claims round
+    # or table talk) while the permission is lost and comes back.
+    async with session._lock:
+        gate.denied.set()
+        session._post_notice("a message that meets the missing permission")
+        await until(lambda: session.outbox.blocked is not None and session.failure is not None)
+        gate.denied.clear()
+        session.outbox.nudge()
+        await until(lambda: session.outbox.blocked is None)
+        assert not session.paused  # delivery was restored before the pause
+    await until(lambda: session.paused or manager.get(session.game_id) is not session)
+    # Nothing else will ever say the permission is back: the pause must resume at once.
+    await until(lambda: manager.get(session.game_id) not in (None, session), timeout=10)
+    resumed = manager.get(session.game_id)
+    assert resumed is not None
+    await asyncio.wait_for(resumed.wait(), 60)
+    assert resumed.game.is_over
+    assert (await session_store.load_game(session.game_id)).status == "finished"
+
+
 async def test_two_resumes_at_once_start_one_session(session_store: Storage) -> None:
     fake = FakeFrontend(answer=scripted)
     manager, session = await _paused(session_store, fake)
