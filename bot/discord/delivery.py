@@ -133,7 +133,13 @@ def translate_for(
     where = f"<#{channel_id}>" if channel_id is not None else "its channel"
 
     def translate(exc: discord.HTTPException) -> Exception:
-        in_server = guild_id is None or client.get_guild(guild_id) is not None
+        # Before READY the guild cache is empty (restart recovery runs in setup_hook,
+        # before the gateway connects): a missing guild then says nothing, and a game
+        # taken for gone would be abandoned for good. It pauses instead and is probed
+        # again once the guilds are known.
+        in_server = (
+            guild_id is None or not client.is_ready() or client.get_guild(guild_id) is not None
+        )
         if exc.code == UNKNOWN_MESSAGE:
             return MessageGone(str(exc.code))
         if exc.code == UNKNOWN_GUILD or (exc.code == MISSING_ACCESS and not in_server):

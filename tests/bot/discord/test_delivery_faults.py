@@ -6,6 +6,7 @@ each test asserts what the members see and what is stored."""
 from __future__ import annotations
 
 import asyncio
+import types
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from simcord.enums import OverwriteType
 
 from bot.discord import delivery, texts
 from bot.narrate import narrate
+from bot.ports import PermissionLost, PlaceLost
 
 from .driver import Driver, components, text_of
 from .harness import Harness, forge_click, text, told
@@ -266,3 +268,30 @@ async def test_a_restart_mid_vote_edits_the_same_vote_message_and_pings_nobody(
     # Its buttons work, and the game plays on to the end.
     await driver.play(until=lambda: reveal_posted(table))
     assert (await stored(table, game_id)).status == "finished"
+
+
+async def test_missing_access_before_the_guilds_are_known_pauses_rather_than_abandons(
+    table: Harness,
+) -> None:
+    """Paused games resume before discord.py has received its guilds (setup_hook runs
+    before the gateway connects): a 403 Missing Access then cannot mean "the bot left
+    the server", so the game pauses and is probed again; once the client is ready and the
+    guild is not there, it is gone."""
+    missing_access = discord.Forbidden(
+        types.SimpleNamespace(status=403, reason="Forbidden"),
+        {"code": delivery.MISSING_ACCESS, "message": "Missing Access"},
+    )
+    starting = discord.Client(intents=discord.Intents.none())  # not connected: no guilds yet
+    try:
+        assert not starting.is_ready() and starting.get_guild(table.guild.id) is None
+        early = delivery.translate_for(starting, 1, table.guild.id, 7)(missing_access)
+        assert isinstance(early, PermissionLost) and "<#7>" in str(early)
+    finally:
+        await starting.close()
+    ready = table.bot  # connected, its guilds known
+    assert ready.is_ready() and ready.get_guild(table.guild.id) is not None
+    assert isinstance(
+        delivery.translate_for(ready, 1, table.guild.id, 7)(missing_access), PermissionLost
+    )
+    gone = table.guild.id + 1  # a server the ready bot is not in
+    assert isinstance(delivery.translate_for(ready, 1, gone, 7)(missing_access), PlaceLost)
