@@ -74,6 +74,16 @@ _SESSION = {
     "idle_in_transaction_session_timeout": "60000",
 }
 
+# How long one call may take, from the wait for the driver's lock to its COMMIT. Every
+# game of the process shares the one connection, so a call that never returns (a
+# failover, a partitioned host, a COMMIT waiting for a lost synchronous standby) must
+# fail in time: its game pauses with the cause and the others go on, rather than all of
+# them freezing. A row lock held elsewhere ends sooner, through the server's
+# lock_timeout (the busy timeout: 5 s, as SQLite's BUSY_TIMEOUT_MS), as DatabaseBusy with
+# the session intact; three of those is long enough for a write's few lock waits, so
+# what is still waiting then is a server that does not answer.
+ROUND_TRIP_TIMEOUT_S = 15.0
+
 # Errors that mean the session is gone. InternalClientError ("another operation is in
 # progress") is one: a session the server ended while it sat idle (pg_terminate_backend,
 # a restart) fails its next BEGIN so when asyncpg has read the server's goodbye but not
@@ -214,9 +224,51 @@ class PostgresDriver(Driver):
                     await conn.close(timeout=self._busy_timeout)
 
     @asynccontextmanager
+    async def _turn(self) -> AsyncIterator[None]:
+        """The driver's lock for one call, bounded with the wait for it by
+        `ROUND_TRIP_TIMEOUT_S`; past the bound, `ConnectionLost` (or `DatabaseBusy` if the
+        lock never came: an earlier call holds it, and meets its own bound).
+
+        At the bound the session is ended (`_cut`) before the call sees its cancellation:
+        asyncpg can be asked nothing more of a connection mid-query (a ROLLBACK would wait
+        on the hung server too), and the server rolls back what was not committed. The
+        next call connects anew (`_live`)."""
+        bound = ROUND_TRIP_TIMEOUT_S  # read per call: tests shorten it
+        locked, timer = False, asyncio.timeout(bound)
+        try:
+            async with timer, self._lock:
+                locked = True
+                when = timer.when()
+                assert when is not None
+                cut = asyncio.get_running_loop().call_at(when, self._cut)
+                try:
+                    yield
+                finally:
+                    cut.cancel()
+        except Exception as exc:  # a CancelledError is another's cancellation: it goes on
+            if not timer.expired():
+                raise
+            if not locked:
+                raise DatabaseBusy(
+                    f"An earlier call to {self._name} has not returned in {bound:g} s; this"
+                    " change was not made. Try again once the database answers."
+                ) from None
+            raise ConnectionLost(
+                f"{self._name} did not answer within {bound:g} s (the server or the network"
+                " hangs, or a lock is held elsewhere); the last change was not acknowledged."
+                " shbot reconnects on the next change."
+            ) from exc
+
+    def _cut(self) -> None:
+        """End the session of a call that met its bound (see `_turn`)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.terminate()  # the server ends the session: its locks go, its work rolls back
+
+    @asynccontextmanager
     async def write(self) -> AsyncIterator[_PgTx]:
         """One write transaction on the claim's session: COMMIT or ROLLBACK."""
-        async with self._lock:
+        async with self._turn():
             conn, tx = await self._begin()
             try:
                 yield _PgTx(conn)
@@ -232,7 +284,7 @@ class PostgresDriver(Driver):
     @asynccontextmanager
     async def read(self) -> AsyncIterator[_PgTx]:
         """A read-only transaction at REPEATABLE READ: one snapshot for its queries."""
-        async with self._lock:
+        async with self._turn():
             conn, tx = await self._begin(isolation="repeatable_read", readonly=True)
             try:
                 yield _PgTx(conn)
@@ -272,7 +324,7 @@ class PostgresDriver(Driver):
 
     async def claim(self, scope: GameScope) -> ShardLease:
         """Take `scope`'s advisory locks on this session (see the module's docstring)."""
-        async with self._lock:
+        async with self._turn():
             conn = await self._live()
             keys = await _take(conn, scope, self._name, self._busy_timeout)
             lease = _Lease(self, scope, keys)
@@ -290,9 +342,9 @@ class PostgresDriver(Driver):
                 task.add_done_callback(self._unlocking.discard)
 
     async def _flush(self) -> None:
-        async with self._lock:
-            if self._conn is not None and not self._closed:
-                with contextlib.suppress(StorageError):
+        with contextlib.suppress(StorageError):  # the next call unlocks them, or a new session
+            async with self._turn():
+                if self._conn is not None and not self._closed:
                     await self._unlock(self._conn)
 
     async def _unlock(self, conn: Any) -> None:
@@ -316,10 +368,15 @@ class PostgresDriver(Driver):
             self._conn = None
             self._to_unlock.clear()  # their session is gone
             conn = await _connect(self._url, self._name, self._busy_timeout)
+            self._conn = conn  # already, so that `_cut` ends it too if re-taking hangs
             try:
                 for lease in self._leases:
                     lease.keys = await _take(conn, lease.scope, self._name, self._busy_timeout)
-            except StorageError as exc:
+            except BaseException as exc:
+                self._conn = None
+                if not isinstance(exc, StorageError):
+                    conn.terminate()  # cancelled: ending the session drops what it took
+                    raise
                 with contextlib.suppress(Exception):
                     await conn.close()
                 raise ShardsLost(
@@ -328,7 +385,6 @@ class PostgresDriver(Driver):
                     " process's: restart this one once the bot's processes agree on their"
                     " SHARD_IDS."
                 ) from exc
-            self._conn = conn
         if self._to_unlock:
             await self._unlock(conn)
         return conn
@@ -430,8 +486,12 @@ async def _connect(url: str, name: str, busy_timeout: float) -> Any:
         )
     except (asyncpg.PostgresError, *_LOST) as exc:
         raise _open_fault(exc, name, busy_timeout) from exc
-    # A row another process keeps locked longer than this is DatabaseBusy, as on SQLite.
-    await conn.execute(f"SET lock_timeout = {int(busy_timeout * 1000)}")
+    try:
+        # A row another process keeps locked longer than this is DatabaseBusy, as on SQLite.
+        await conn.execute(f"SET lock_timeout = {int(busy_timeout * 1000)}")
+    except BaseException:
+        conn.terminate()  # not handed out: nobody else would close it
+        raise
     return conn
 
 
