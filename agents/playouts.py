@@ -156,7 +156,7 @@ class ModelPlayers:
     the model-guided tree (`agents.model_search`) plays everyone but the searcher.
     """
 
-    __slots__ = ("hitler", "knows", "model", "n", "roles", "wild")
+    __slots__ = ("hitler", "kind", "knows", "model", "n", "roles", "wild")
 
     def __init__(
         self,
@@ -178,39 +178,40 @@ class ModelPlayers:
         self.wild = [
             bool(wild and rand is not None and s != searcher and rand() < wild) for s in range(n)
         ]
+        # How each seat votes, as `_ja_chances` indexes it: 0 wild, 1 knows the team, 2 other.
+        self.kind = [0 if self.wild[s] else 1 if self.knows[s] else 2 for s in range(n)]
+
+    def _ja_chances(self, game: FastGame) -> tuple[float, float, float]:
+        """The Ja chances on the running vote's government of a wild seat, a seat that
+        knows the team and any other, indexed by `kind` (candidates aside)."""
+        roles = self.roles
+        pres, chanc = game.president, game.chancellor
+        zone = game.fascist_policies >= HITLER_ZONE
+        lib_chance = self.model.liberal_ja[zone][pres * self.n + chanc]
+        if game.election_tracker >= 2 and lib_chance < LAX_JA:
+            lib_chance = LAX_JA
+        # What a knowing Fascist casts on this government (the same for all of them).
+        if zone and chanc == self.hitler:
+            team_chance = 1.0
+        elif roles[pres] != LIBERAL_ROLE or roles[chanc] != LIBERAL_ROLE:
+            team_chance = TEAM_JA
+        else:
+            team_chance = FASCIST_JA_OTHERWISE
+        return 0.5, team_chance, lib_chance
 
     def fill_ballots(
         self, game: FastGame, rand: Callable[[], float], record: list[Action] | None = None
     ) -> None:
         """Cast the ballot of every living seat that has not voted (none is counted)."""
-        roles = self.roles
-        knows = self.knows
-        pres, chanc = game.president, game.chancellor
-        zone = game.fascist_policies >= HITLER_ZONE
-        team_gov = roles[pres] != LIBERAL_ROLE or roles[chanc] != LIBERAL_ROLE
-        lib_chance = self.model.liberal_ja[zone][pres * self.n + chanc]
-        if game.election_tracker >= 2 and lib_chance < LAX_JA:
-            lib_chance = LAX_JA
+        chances = self._ja_chances(game)
+        kind = self.kind
+        candidates = (game.president, game.chancellor)
         votes = game.votes
-        wild = self.wild
-        # What a knowing Fascist casts on this government (the same for all of them).
-        if zone and chanc == self.hitler:
-            team_chance = 1.0
-        elif team_gov:
-            team_chance = TEAM_JA
-        else:
-            team_chance = FASCIST_JA_OTHERWISE
         for s in game.voters():
             if s in votes:
                 continue
-            if wild[s]:
-                chance = 0.5
-            elif s in (pres, chanc):
-                chance = CANDIDATE_JA
-            elif knows[s]:
-                chance = team_chance
-            else:
-                chance = lib_chance
+            k = kind[s]
+            chance = CANDIDATE_JA if k and s in candidates else chances[k]
             votes[s] = ballot = rand() < chance
             if record is not None:
                 record.append(Vote(s, ballot))
@@ -219,39 +220,19 @@ class ModelPlayers:
         """The Ja ballots of the running vote: those cast in `game.votes` and those of the
         other living seats but `skip`, drawn exactly as `fill_ballots` draws them (same
         order, same chances) but counted instead of cast, which a playout's vote needs."""
-        roles = self.roles
-        knows = self.knows
-        pres, chanc = game.president, game.chancellor
-        zone = game.fascist_policies >= HITLER_ZONE
-        lib_chance = self.model.liberal_ja[zone][pres * self.n + chanc]
-        if game.election_tracker >= 2 and lib_chance < LAX_JA:
-            lib_chance = LAX_JA
-        if zone and chanc == self.hitler:
-            team_chance = 1.0
-        elif roles[pres] != LIBERAL_ROLE or roles[chanc] != LIBERAL_ROLE:
-            team_chance = TEAM_JA
-        else:
-            team_chance = FASCIST_JA_OTHERWISE
+        chances = self._ja_chances(game)
+        kind = self.kind
+        candidates = (game.president, game.chancellor)
         votes = game.votes
-        wild = self.wild
         ja = 0
         for s in game.voters():
             cast = votes.get(s)
             if cast is not None:
                 ja += cast
-                continue
-            if s == skip:
-                continue
-            if wild[s]:
-                chance = 0.5
-            elif s in (pres, chanc):
-                chance = CANDIDATE_JA
-            elif knows[s]:
-                chance = team_chance
-            else:
-                chance = lib_chance
-            if rand() < chance:
-                ja += 1
+            elif s != skip:
+                k = kind[s]
+                if rand() < (CANDIDATE_JA if k and s in candidates else chances[k]):
+                    ja += 1
         return ja
 
     def move(self, game: FastGame, rand: Callable[[], float]) -> int:
