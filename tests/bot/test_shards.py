@@ -397,9 +397,11 @@ async def test_a_process_that_lost_its_session_is_fenced_off_its_games(
         a_conn = a._driver._conn  # type: ignore[attr-defined]
         with pytest.raises(ShardConflict):
             await b.claim_shards(scope)  # A holds shard 0
+        # With a timeout, pg_terminate_backend waits until the session has ended and its
+        # advisory locks are gone (without one it returns at once: a race under load).
         pg_server.sql(
             pg_url.rsplit("/", 1)[1],
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            "SELECT pg_terminate_backend(pid, 20000) FROM pg_stat_activity"
             " WHERE application_name = 'shbot' AND pid <> pg_backend_pid()"
             " AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory'"
             " AND objid = 0 AND classid = x'53480003'::int AND granted)",
