@@ -95,7 +95,12 @@ class ClaimsRound:
         """Until every human answered, the window closed, or the game moved on."""
         clock = self.deadlines
         seen = clock.watch(self._changed.set) if deadline else None
-        while self.ports.turn() == turn and not self.game.is_over:
+        while True:
+            # Cleared before looking, never after an await: an answer stored while this
+            # loop was busy (storing a moved deadline) must still wake it.
+            self._changed.clear()
+            if self.ports.turn() != turn or self.game.is_over:
+                break
             if not any(self.ports.is_open(s) for s in humans):
                 break
             self.ports.check()
@@ -103,7 +108,6 @@ class ClaimsRound:
                 # The prompts were shown late: the window's clock starts from then.
                 deadline = self.windows.deadline = await clock.from_seen(seen, deadline)
                 seen = None
-            self._changed.clear()
             # The window's clock runs once the prompts are shown (or unseen too long).
             running = not clock.unseen(seen)
             timeout = clock.remaining(deadline) if running else self._look_again_s

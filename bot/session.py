@@ -719,7 +719,12 @@ class GameSession:
             # After the prompts: a front-end may build its message from both.
             self._announce_waiting(deadline)
             seen = clock.watch(self._changed.set) if deadline else None
-            while self._turn == turn and not game.is_over:
+            while True:
+                # Cleared before looking, never after an await: a move made while this
+                # loop was busy (storing a moved deadline) must still wake it.
+                self._changed.clear()
+                if self._turn != turn or game.is_over:
+                    break
                 self._raise_failure()
                 if seen is not None and seen.done():
                     moved = await clock.from_seen(seen, deadline)
@@ -727,7 +732,6 @@ class GameSession:
                         deadline = self._decision_deadline = moved
                         self._announce_waiting(deadline)
                     seen = None
-                self._changed.clear()
                 remaining = clock.remaining(deadline)
                 if clock.unseen(seen):
                     remaining = None  # the clock has not started: nobody sees the prompt yet

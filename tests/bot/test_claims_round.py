@@ -115,7 +115,7 @@ class Round:
         self.windows = ClaimWindows(TURN, pending=set(pending))
         self.store = Written()
         self.changed = asyncio.Event()
-        lock = asyncio.Lock()
+        self.lock = lock = asyncio.Lock()  # the session's
         clock = Deadlines(1, store=self.store, shown=shown, lock=lock, grace=30.0)
         self.round = ClaimsRound(
             self.game,
@@ -251,3 +251,27 @@ async def test_a_prompt_shown_as_the_round_looks_again_still_moves_the_deadline(
     assert session.closed == []
     await asyncio.wait_for(task, 5)
     assert session.closed == [(0, CLOSED)]
+
+
+async def test_an_answer_stored_while_the_deadline_moves_ends_the_round_at_once() -> None:
+    # The prompt is shown late, so the round stores a moved deadline; the member's claim
+    # is being stored meanwhile (the lock is theirs). Its wake-up must not be lost: the
+    # round ends now, not when the moved 30-second window runs out.
+    session = Session(ai=set())
+    shown = Shown(at_once=False)
+    r = Round(session, pending={0}, limit=30.0, shown=shown)
+    task = r.start()
+    await until(lambda: bool(session.issued))
+    await settle(task, VISIBLE_SLACK_S + 0.2)
+
+    async def claim() -> None:
+        async with r.lock:  # as the session stores a claim
+            shown.show()  # the table sees the prompt as the member answers it
+            await asyncio.sleep(0.2)
+            session.open.discard(0)
+            r.changed.set()
+
+    await claim()
+    await asyncio.wait_for(task, 5)
+    assert session.closed == [(0, CLOSED)]
+    assert len(r.store.writes) == 2  # the first deadline, then the moved one

@@ -16,7 +16,7 @@ from bot.ports import AIControlsSeat, Prompt, PromptKind, Table
 from bot.session import GameSession, SessionOptions
 from bot.storage import Storage
 from bot.timers import Timers
-from engine import Claim, Nominate, Phase
+from engine import Action, Claim, Nominate, Phase
 
 from .conftest import UNTIMED, members, until
 
@@ -218,4 +218,37 @@ async def test_a_players_clock_starts_when_their_prompt_is_shown(session_store: 
     await session.cancel("enough")
     closed = [reason for _, reason in fake.of(session.game_id, "withdraw")]
     assert not [r for r in closed if r.startswith("Time is up")], closed
+    assert session.fallbacks == 0
+
+
+async def test_an_answer_stored_while_the_clock_moves_is_not_missed(
+    session_store: Storage,
+) -> None:
+    """A prompt shown late moves the deadline, and storing the moved deadline waits for
+    the session's lock. A member who answers the moment the prompt is shown holds that
+    lock first: the game must see the answer at once, not after the next supervision
+    round (`SUPERVISE_EVERY_S`, 30 s) or the rest of a long timer."""
+
+    class Slow(FakeFrontend):
+        async def ask(self, table: Table, prompt: Prompt) -> None:
+            await asyncio.sleep(1.0)
+            await super().ask(table, prompt)
+            await asyncio.sleep(0.05)  # the answer is being stored before the prompt is seen
+
+    store_action = session_store.append_action
+
+    async def slow_store(game_id: int, index: int, action: Action) -> None:
+        await asyncio.sleep(0.3)  # a busy disk: the answer holds the lock a while
+        await store_action(game_id, index, action)
+
+    session_store.append_action = slow_store  # type: ignore[method-assign]
+    long = Timers(nominate=120, vote=120, policy=120, power=120, claim=120, grace=120)
+    options = SessionOptions(timers=long, substitute="selfish", suspicion=False)
+    fake = Slow(answer=scripted)
+    manager = SessionManager(session_store, fake)
+    session = await manager.create(members(1), players=5, fill_with_ai=True, options=options)
+    # Each prompt takes a second to show and is answered at once: three of them in well
+    # under one supervision round, unless an answer was missed.
+    await until(lambda: len(fake.prompts(session.game_id, 0)) >= 3, timeout=20)
+    await session.cancel("enough")
     assert session.fallbacks == 0
