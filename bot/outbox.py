@@ -47,6 +47,7 @@ from .ports import (
     Table,
     Waiting,
 )
+from .tasks import cancelled_here
 
 log = logging.getLogger(__name__)
 
@@ -264,6 +265,16 @@ class Outbox:
                     async with asyncio.timeout(self.probe_s):
                         await self._nudged.wait()
                 continue
+            except asyncio.CancelledError:
+                if cancelled_here():
+                    raise  # `finish` gave up, or the session stops: the outbox ends
+                # Leaked from a library, not a stop: ending here would lose every later
+                # message and prompt of the game. A defect, like any other exception.
+                log.warning(
+                    "game %d: the front-end failed to show a %s (a stray cancellation)",
+                    self.game_id,
+                    type(item.message).__name__,
+                )
             except Exception:  # a front-end defect: never the game's end
                 log.warning(
                     "game %d: the front-end failed to show a %s",

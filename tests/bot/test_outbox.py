@@ -49,6 +49,46 @@ async def test_messages_are_delivered_in_order_and_a_defect_skips_one_message_on
     assert "failed to show a Post" in caplog.text
 
 
+async def test_a_stray_cancellation_from_the_front_end_skips_one_message_only(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A library that leaks a CancelledError out of a send (a connection pool closing,
+    # say) has not stopped the outbox: only `finish` or a cancel of its task does. Were
+    # it to end the outbox, every later message and prompt of the game would be lost.
+    shown: list[str] = []
+
+    def fault(method: str, table: Table, payload: Any) -> None:
+        if isinstance(payload, Post) and payload.text == "bad":
+            raise asyncio.CancelledError()
+        shown.append(payload.text)
+
+    outbox = Outbox(1, FakeFrontend(fault=fault))
+    outbox.start()
+    for mark, text in enumerate(["one", "bad", "two"]):
+        outbox.put(Post(text), _table(), mark)
+    await until(lambda: shown == ["one", "two"])
+    assert outbox.running
+    outbox.put(Post("three"), _table(), 3)
+    await outbox.finish(5.0)
+    assert shown == ["one", "two", "three"]
+    assert "failed to show a Post" in caplog.text
+
+
+async def test_the_outbox_still_stops_when_its_task_is_cancelled() -> None:
+    gate = asyncio.Event()
+
+    class Stuck(FakeFrontend):
+        async def post(self, table: Table, post: Post) -> None:
+            await gate.wait()  # a send that never returns
+
+    outbox = Outbox(1, Stuck())
+    outbox.start()
+    outbox.put(Post("never shown"), _table(), 0)
+    await asyncio.sleep(0.01)
+    await outbox.finish(0.05)  # gives up on the send: cancels the task
+    assert not outbox.running
+
+
 async def test_seen_resolves_once_everything_queued_before_it_is_delivered() -> None:
     gate = asyncio.Event()
 
