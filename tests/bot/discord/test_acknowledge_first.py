@@ -23,8 +23,8 @@ from bot.discord.components import ComponentId
 from bot.storage import Storage
 
 from .harness import Harness, embed_text, forge_click, harness, opened_lobby, told
+from .lobby_desk import RecordingDesk
 from .test_game_flow import FAST, open_table, reveal_posted
-from .test_lobby_flow import RecordingDesk
 
 
 class AckProbe:

@@ -5,7 +5,7 @@ lobby message that cannot be posted."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +27,13 @@ from bot.discord.lobby_message import ADD_AI, JOIN, LEAVE, START
 from bot.storage import Storage, StorageError
 
 from .harness import Harness, embed_text, forge_click, labels, opened_lobby, told
-from .test_lobby_flow import RecordingDesk, lobby_message
-from .test_lobby_flow import table as table  # the fixture: a lobby harness with a desk
+from .lobby_desk import RecordingDesk, lobby_message, lobby_table
+
+
+@pytest.fixture
+async def table(tmp_path: Path) -> AsyncIterator[Harness]:
+    async with lobby_table(tmp_path) as h:
+        yield h
 
 
 def desk(table: Harness) -> RecordingDesk:

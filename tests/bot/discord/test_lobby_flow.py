@@ -2,81 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import discord
 import pytest
 
 from bot.discord import texts
-from bot.discord.app import SecretHitlerBot
-from bot.discord.components import ComponentId
-from bot.discord.lobby import Lobby, LobbySeat
-from bot.discord.replies import answer
 
-from .harness import Harness, embed_text, harness, labels, opened_lobby, told
-
-
-class RecordingDesk:
-    """Stands in for the session manager: records the games it is asked to start."""
-
-    def __init__(self) -> None:
-        self.launched: list[tuple[Lobby, list[LobbySeat]]] = []
-        self.channels: dict[int, int] = {}
-
-    async def start(self, bot: SecretHitlerBot) -> None:
-        """Nothing to resume."""
-
-    async def stop(self) -> None:
-        """Nothing to stop."""
-
-    def game_in(self, channel_id: int) -> int | None:
-        return self.channels.get(channel_id)
-
-    async def launch(self, lobby: Lobby, table: Sequence[LobbySeat]) -> int:
-        self.launched.append((lobby, list(table)))
-        game_id = len(self.launched)
-        self.channels[lobby.channel_id] = game_id
-        return game_id
-
-    async def on_click(self, interaction: discord.Interaction, cid: ComponentId) -> None:
-        await interaction.response.send_message(f"game click {cid}", ephemeral=True)
-
-    async def status(self, interaction: discord.Interaction) -> None:
-        await answer(interaction, "no game")
-
-    async def cancel(self, interaction: discord.Interaction) -> None:
-        await answer(interaction, "no game")
-
-    async def resume(self, interaction: discord.Interaction) -> None:
-        await answer(interaction, "no game")
-
-    async def role(self, interaction: discord.Interaction) -> None:
-        await answer(interaction, "no game")
-
-    async def afk(self, interaction: discord.Interaction) -> None:
-        await answer(interaction, "no game")
-
-    async def back(self, interaction: discord.Interaction) -> None:
-        await answer(interaction, "no game")
-
-    async def demo(self, interaction: discord.Interaction, players: int, speed: str) -> None:
-        await answer(interaction, "demo")
-
-    async def place_lost(
-        self, reason: str, *, channel_id: int | None, guild_id: int | None
-    ) -> None:
-        """No games here."""
-
-    def permissions_changed(self, guild_id: int, channel_id: int | None = None) -> None:
-        """No games here."""
+from .harness import Harness, embed_text, labels, opened_lobby, told
+from .lobby_desk import lobby_message, lobby_table
 
 
 @pytest.fixture
 async def table(tmp_path: Path) -> AsyncIterator[Harness]:
-    desk = RecordingDesk()
-    async with harness(tmp_path, lambda: desk) as h:
-        h.desk = desk  # type: ignore[attr-defined]
+    async with lobby_table(tmp_path) as h:
         yield h
 
 
@@ -89,14 +29,6 @@ async def test_newgame_posts_a_lobby_with_its_four_buttons(table: Harness) -> No
     assert labels(lobby_message) == ["Join", "Leave", "Add AI", "Start"]
     assert alice.mention in embed_text(lobby_message)
     assert "(host)" in embed_text(lobby_message)
-
-
-def lobby_message(table: Harness) -> discord.Message:
-    """The channel's lobby message (the first message with a Join button)."""
-    for message in table.channel_messages():
-        if "Join" in labels(message):
-            return message
-    raise LookupError("no lobby message")
 
 
 async def test_clicks_by_other_members_join_and_the_eleventh_hears_the_lobby_is_full(
