@@ -173,12 +173,25 @@ class ShortDecisions:
         """The expected seconds of such a decision, None if it thinks as long as let."""
         return self._seconds.get((spec, kind, view.phase, view.role))
 
-    def ended(self, spec: str, kind: Kind, view: PlayerView, took: float, left: float) -> None:
+    def ended(
+        self,
+        spec: str,
+        kind: Kind,
+        view: PlayerView,
+        took: float,
+        left: float,
+        *,
+        alone: bool = False,
+    ) -> None:
         """A decision took `took` seconds and ended `left` seconds before its share did.
 
         Cut short by its share, it says nothing about its need unless the share was well
-        over the need known: then this kind of decision no longer stops on its own.
+        over the need known: then this kind of decision no longer stops on its own. One
+        whose table was alone says nothing either: it may lift its cap (`Budget.alone`),
+        and the need planned for is the capped one, for when other tables wait.
         """
+        if alone:
+            return
         key = (spec, kind, view.phase, view.role)
         known = self._seconds.get(key)
         if left >= self.EARLY_S:
@@ -210,6 +223,7 @@ class _Job:
     watchdog: asyncio.TimerHandle | None = None
     started: float = 0.0  # time.monotonic() when a worker took it
     think_until: float = 0.0  # when its search had to stop
+    alone: bool = False  # its table was the only one served lately (`Budget.alone`)
     table: Hashable | None = None  # the game it is for, if its caller said
 
     def key(self) -> tuple[bool, float, int, int]:
@@ -552,6 +566,7 @@ class AgentService:
             think_until = now + max(
                 MIN_THINKING_S, thinking_share(now, job.due, waiting, pool.slots)
             )
+            alone = self._alone(job.table, now)
             try:
                 future = pool.answer(
                     job.kind,
@@ -560,7 +575,7 @@ class AgentService:
                     job.seed,
                     think_until,
                     think_until - now + self.hang_grace_s,
-                    alone=self._alone(job.table, now),
+                    alone=alone,
                 )
             except Exception as exc:  # the pool is shut or broken
                 heapq.heappush(self._queue, (job.key(), job))
@@ -568,7 +583,7 @@ class AgentService:
                     self._spawn(self.restart(f"it refused work ({type(exc).__name__})"))
                 return
             job.generation = self._generation
-            job.started, job.think_until = now, think_until
+            job.started, job.think_until, job.alone = now, think_until, alone
             self._running[job] = future
             if job.watchdog is not None:
                 job.watchdog.cancel()
@@ -609,7 +624,12 @@ class AgentService:
             if exc is None:
                 now = time.monotonic()
                 self._short.ended(
-                    job.spec, job.kind, job.view, now - job.started, job.think_until - now
+                    job.spec,
+                    job.kind,
+                    job.view,
+                    now - job.started,
+                    job.think_until - now,
+                    alone=job.alone,
                 )
                 job.outcome.set_result(future.result())
             elif isinstance(exc, TimeoutError):

@@ -562,6 +562,12 @@ def test_the_service_learns_which_decisions_stop_on_their_own() -> None:
     # Cut short by a share below its need: still a short kind of decision.
     short.ended("belief-ismcts", "act", ballot, took=0.01, left=0.0)
     assert short.need("belief-ismcts", "act", ballot) is not None
+    # One whose table was alone may lift its cap (`Budget.alone`): running to the end
+    # of its share then says nothing about what it needs when other tables wait.
+    short.ended("belief-ismcts", "act", ballot, took=0.2, left=0.0, alone=True)
+    assert short.need("belief-ismcts", "act", ballot) is not None
+    short.ended("belief-ismcts", "act", ballot, took=0.9, left=1.0, alone=True)
+    assert (short.need("belief-ismcts", "act", ballot) or 1) < 0.05
     # One that ran to the end of a share well over its need is open-ended again.
     short.ended("belief-ismcts", "act", ballot, took=0.2, left=0.0)
     assert short.need("belief-ismcts", "act", ballot) is None
