@@ -18,8 +18,9 @@ every write runs on the session that holds the claim, a write can only commit wh
 the claim stands: that is the fence. A process that dies (kill -9, a lost host) drops
 its session and so its shards; the server notices a silent peer through TCP keepalives
 (set below), so a partitioned process's shards pass on after about half a minute. When
-this process finds its connection gone, it reconnects and re-takes its shards before
-any write; if another process took them meanwhile it raises `ShardsLost` and writes
+this process finds its connection gone, it reconnects, ends its old session if the
+server still runs it (a connection cut mid-COMMIT leaves one waiting for a standby,
+holding the shards), and re-takes its shards before any write; if another process took them meanwhile it raises `ShardsLost` and writes
 nothing. (Should another process have taken a shard and let it go in between, its
 writes are in the log, and ours at the same index is refused as "already stored": a
 game is never driven forward from two places.)
@@ -181,10 +182,13 @@ class PostgresDriver(Driver):
 
     fallbacks = "shbot_fallbacks(session_state)"
 
-    def __init__(self, url: str, conn: Any, busy_timeout: float) -> None:
+    def __init__(
+        self, url: str, conn: Any, busy_timeout: float, session: _ServerSession | None = None
+    ) -> None:
         self._url = url
         self._name = redact(url)
         self._conn: Any = conn
+        self._session = session  # the server session of `_conn`, ended on a reconnect
         self._closed = False
         self._busy_timeout = busy_timeout
         self._lock = asyncio.Lock()
@@ -200,6 +204,7 @@ class PostgresDriver(Driver):
         conn = await _connect(url, name, busy_timeout)
         try:
             await _prepare(conn, name, busy_timeout)
+            session = await _identify(conn)
         except BaseException as exc:
             with contextlib.suppress(Exception):
                 await conn.close()
@@ -208,7 +213,7 @@ class PostgresDriver(Driver):
             if isinstance(exc, _ERRORS):
                 raise _open_fault(exc, name, busy_timeout) from exc
             raise
-        return cls(url, conn, busy_timeout)
+        return cls(url, conn, busy_timeout, session)
 
     @property
     def name(self) -> str:
@@ -370,6 +375,10 @@ class PostgresDriver(Driver):
             conn = await _connect(self._url, self._name, self._busy_timeout)
             self._conn = conn  # already, so that `_cut` ends it too if re-taking hangs
             try:
+                # The old session may outlive its cut connection (a COMMIT still waiting
+                # for a standby) and hold this process's shards and rows: end it first.
+                await _end_session(conn, self._session)
+                self._session = await _identify(conn)
                 for lease in self._leases:
                     lease.keys = await _take(conn, lease.scope, self._name, self._busy_timeout)
             except BaseException as exc:
@@ -388,6 +397,35 @@ class PostgresDriver(Driver):
         if self._to_unlock:
             await self._unlock(conn)
         return conn
+
+
+# A server session: its backend's pid and start time (a pid alone may be reused).
+_ServerSession = tuple[int, Any]
+
+
+async def _identify(conn: Any) -> _ServerSession | None:
+    """The server session `conn` talks to."""
+    row = await conn.fetchrow(
+        "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+    )
+    return None if row is None else (row["pid"], row["backend_start"])
+
+
+async def _end_session(conn: Any, session: _ServerSession | None) -> None:
+    """End `session` (this process's previous one) if it still runs, and wait for it to
+    be gone, within half the round-trip bound. Best effort: a role that may not end it
+    (or a server before PostgreSQL 14) leaves the claim to say what still holds."""
+    if session is None:
+        return
+    pid, started = session
+    with contextlib.suppress(asyncpg.PostgresError):
+        await conn.fetchval(
+            "SELECT pg_terminate_backend(pid, $3) FROM pg_stat_activity"
+            " WHERE pid = $1 AND backend_start = $2",
+            pid,
+            started,
+            int(ROUND_TRIP_TIMEOUT_S * 500),
+        )
 
 
 async def _unlock_one(conn: Any, key: tuple[int, int]) -> None:

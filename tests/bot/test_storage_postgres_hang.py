@@ -203,3 +203,31 @@ async def test_a_game_whose_write_hangs_is_paused_with_a_reason_not_frozen(
         resumed = await asyncio.wait_for(manager.resume_paused(session.game_id), OUTER)
         assert not resumed.paused
         await manager.shutdown()
+
+
+async def test_after_a_hung_commit_the_process_keeps_its_shards(
+    pg_url: str, pg_server: PgServer
+) -> None:
+    """The hung COMMIT's session outlives the connection the driver cut: the server
+    only notices a closed socket when it next talks to it, and it is still waiting for
+    the standby. That session holds this process's shard locks, so re-taking them on a
+    new session failed (`ShardsLost`) as long as the standby stayed away, and every
+    game of the process with it. The driver ends its own old session first."""
+    from bot.storage import GameScope
+
+    async with await Storage.open(pg_url) as store:
+        lease = await store.claim_shards(GameScope(True, 2, frozenset({0})))
+        game_id, game = await _new_game(store, seed=8)
+        with _dead_synchronous_standby(pg_server, _db(pg_url)):
+            error, _ = await _within(store.append_action(game_id, 1, _next(game)))
+            _cause_in_one_line(error)
+            # Still without a standby: a read commits nothing, so it does not wait.
+            error, _ = await _within(store.load_game(game_id))
+            assert error is None, repr(error)
+            holders = pg_server.sql(
+                _db(pg_url),
+                "SELECT count(DISTINCT pid) FROM pg_locks WHERE locktype = 'advisory'"
+                f" AND classid = {pg._SHARD} AND objid = 0",
+            )
+            assert holders.strip() == "1", holders  # the new session's, alone
+        lease.release()
