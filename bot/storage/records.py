@@ -264,13 +264,13 @@ def read_back(
         guild_id = _optional_integer(row["guild_id"])
         channel_id = _optional_integer(row["channel_id"])
         where = "variant"
-        variant = Variant.from_dict(json.loads(row["variant"]))
+        variant = Variant.from_dict(_loads(row["variant"]))
         actions: list[Action] = []
         for seq, text in action_rows:
             where = f"action {len(actions)}"
             if seq != len(actions):
                 raise GameDamaged(game_id, f"action {len(actions)} is missing")
-            actions.append(Action.from_dict(json.loads(text)))
+            actions.append(Action.from_dict(_loads(text)))
         where = "seats"
         numbers = [r["seat"] for r in seat_rows]
         if numbers != list(range(players)):
@@ -288,7 +288,7 @@ def read_back(
         finished = row["status"] == "finished"
         roles = tuple(Role(r["role"]) for r in seat_rows) if finished else None
         where = "options"
-        options = json.loads(row["options"])
+        options = _loads(row["options"])
         if not isinstance(options, dict):
             raise TypeError("not a JSON object")
         where = "result"
@@ -334,10 +334,20 @@ def _dumps(value: Any, what: str) -> str:
         raise StorageError(f"The {what} cannot be stored as JSON: {exc}.") from exc
 
 
+def _loads(text: str) -> Any:
+    """`json.loads`, with JSON nested too deep to parse raised as a ValueError like any
+    other unreadable text: the parser's RecursionError would escape every handler of
+    damaged rows and end the start-up's recovery."""
+    try:
+        return json.loads(text)
+    except RecursionError as exc:
+        raise ValueError("JSON nested too deep") from exc
+
+
 def _json_object(text: str | None) -> dict[str, Any]:
     """A stored JSON object; anything else (NULL, damaged text, another type) reads as {}."""
     try:
-        value = json.loads(text) if text else None
+        value = _loads(text) if text else None
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}

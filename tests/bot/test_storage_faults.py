@@ -141,6 +141,9 @@ def _damage(path: Path, *statements: str) -> None:
         raw.commit()
 
 
+# JSON nested deeper than Python's parser recurses (about 1000 levels): RecursionError.
+TOO_DEEP = "[" * 2000 + "]" * 2000
+
 # Each way a stored game can stop reading back, with what the stored reason must say.
 DAMAGE = {
     "variant not JSON": (["UPDATE games SET variant = '{\"name\": ' WHERE id = 2"], "variant"),
@@ -166,6 +169,15 @@ DAMAGE = {
         "seat 0",
     ),
     "options not JSON": (["UPDATE games SET options = 'fascist' WHERE id = 2"], "options"),
+    "options too deep": (
+        ['UPDATE games SET options = \'{"a": ' + TOO_DEEP + "}' WHERE id = 2"],
+        "options",
+    ),
+    "action too deep": (
+        [f"INSERT INTO actions (game_id, seq, action, at) VALUES (2, 1, '{TOO_DEEP}', 0)"],
+        "action 1",
+    ),
+    "variant too deep": (["UPDATE games SET variant = '" + TOO_DEEP + "' WHERE id = 2"], "variant"),
     "seed not a number": (["UPDATE games SET seed = 'liberal' WHERE id = 2"], "seed"),
 }
 
@@ -211,6 +223,27 @@ async def test_a_damaged_game_is_marked_and_skipped_while_the_others_resume(
         ).fetchone()
     assert status == "damaged" and where in reason
     assert "fascist" not in reason and "liberal" not in reason
+
+
+async def test_session_state_too_deep_reads_as_nothing_known_and_every_game_resumes(
+    tmp_path: Path,
+) -> None:
+    """Bookkeeping nested too deep to parse raised RecursionError out of the read: the
+    start-up's recovery, and `load_game`, died with it. Now it reads as nothing known,
+    as any other unreadable bookkeeping does, and the game resumes."""
+    path = tmp_path / "shbot.db"
+    await _three_games(path)
+    _damage(path, f"UPDATE games SET session_state = '{TOO_DEEP}' WHERE id = 2")
+
+    store = await Storage.open(path)
+    try:
+        assert (await store.load_game(2)).session_state == {}
+        manager = SessionManager(store, FakeFrontend())
+        resumed = await manager.recover()
+        assert sorted(s.game_id for s in resumed) == [1, 2, 3]
+        await manager.shutdown()
+    finally:
+        await store.close()
 
 
 async def test_a_record_that_does_not_replay_is_marked_damaged_and_the_others_resume(
