@@ -92,6 +92,13 @@ class SeatInfo:
         return self.agent is not None
 
     @property
+    def speaks(self) -> bool:
+        """Whether this seat's AI may talk to the table: only a seat no person ever
+        played. A person's seat taken over holds what they saw (hands, peeks, checks),
+        and its words would carry those secrets to everyone."""
+        return self.agent is not None and self.user_id is None
+
+    @property
     def label(self) -> str:
         """How narration names this seat, e.g. "Ada (seat 0)"."""
         return f"{self.name} (seat {self.seat})"

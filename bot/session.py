@@ -785,18 +785,21 @@ class GameSession:
         """What the AI seats say after a session (off: `SessionOptions.talk`)."""
         if not self.options.talk or self.game.is_over:
             return
-        for seat, words in await self._voices.remarks(self._ai_seats(), self._names()):
+        for seat, words in await self._voices.remarks(self._speakers(), self._names()):
             self._post_notice(notices.remark(self._table.seats[seat].name, words))
 
     async def ask_ai(self, seat: int) -> str | None:
         """An AI seat's read of the table (`/ask`), from its own view only; None if the
-        seat is not played by an AI."""
-        if not self._seats[seat].is_ai or self.game.is_over:
+        seat does not speak (`SeatInfo.speaks`: a person's seat never does)."""
+        if not self._seats[seat].speaks or self.game.is_over:
             return None
-        return await self._voices.ask(seat, self._ai_seats(), self._names())
+        return await self._voices.ask(seat, self._speakers(), self._names())
 
     def _ai_seats(self) -> list[int]:
         return [s for s, info in enumerate(self._seats) if info.is_ai]
+
+    def _speakers(self) -> list[int]:
+        return [s for s, info in enumerate(self._seats) if info.speaks]
 
     def _names(self) -> list[str]:
         return [seat.name for seat in self._table.seats]

@@ -448,6 +448,9 @@ class DiscordGames:
         if not seats[seat].is_ai:
             await answer(interaction, texts.ASK_NOT_AI.format(label=seats[seat].label))
             return
+        if not seats[seat].speaks:
+            await answer(interaction, texts.ASK_STANDING_IN.format(label=seats[seat].label))
+            return
         if not session.options.talk:
             await answer(interaction, texts.ASK_TALK_OFF)
             return

@@ -228,6 +228,10 @@ NOT_YOUR_HAND = "This hand belongs to {label}; only they can open it."
 AI_PLAYS_YOUR_SEAT = "An AI plays your seat now. Type /back to take it back."
 ASK_NO_SEAT = "There is no seat {seat} at this table (seats 0 to {last})."
 ASK_NOT_AI = "{label} is not an AI player: ask them yourself."
+ASK_STANDING_IN = (
+    "An AI plays {label} while its player is away, and does not speak for them:"
+    " it knows what they saw. Ask them when they are back."
+)
 ASK_TALK_OFF = "The AI players at this table keep quiet (the host turned talk off)."
 ASK_SAID = "💬 {name}: {words}"
 ASK_NOTHING = "I have nothing to say yet."

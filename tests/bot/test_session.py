@@ -314,3 +314,37 @@ async def test_ai_seats_that_cannot_speak_in_time_do_not_hold_the_game_up(
     await fake.settle()
     assert session.game.is_over and not session.paused
     assert "never said" not in "\n".join(fake.public_text(session.game_id))
+
+
+async def test_a_persons_seat_played_by_an_ai_never_speaks_for_them(
+    session_store: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seat an AI took over (/afk, a timeout) holds what its person saw: their hands,
+    peeks and checks. Its remarks and /ask answers would be built on those secrets and
+    posted to the table, so only seats no person ever played speak."""
+    import bot.table_talk as talk_module
+    from agents.talk import TableTalk
+
+    speakers: list[tuple[int, ...]] = []
+
+    class Recorded(TableTalk):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            speakers.append(tuple(self.speakers))
+
+    monkeypatch.setattr(talk_module, "TableTalk", Recorded)
+    fake = FakeFrontend(answer=scripted)
+    manager = SessionManager(session_store, fake)
+    session = await manager.create(
+        members(2), players=5, fill_with_ai=True, seed=19, options=UNTIMED
+    )
+    await session.afk(100)  # seat 0's person steps away: an AI plays it now
+    assert session.table.seats[0].is_ai
+    assert await session.ask_ai(0) is None
+    assert await session.ask_ai(2) is not None
+    await asyncio.wait_for(session.run(), 120)
+    await fake.settle()
+    assert session.game.is_over and speakers
+    assert all(0 not in seats and 1 not in seats for seats in speakers), speakers
+    name = session.table.seats[0].name
+    assert not [t for t in fake.public_text(session.game_id) if t.startswith(f"💬 {name}")]

@@ -36,6 +36,13 @@ async def test_an_ai_seat_says_whom_it_trusts_when_asked(table: Harness) -> None
 
     human = await bob.slash(table.channel, "ask", seat=0)
     assert told(human) == texts.ASK_NOT_AI.format(label=session.table.seats[0].label)
+    # A person's seat an AI plays while they are away does not speak: it knows their
+    # hands and checks.
+    away = await bob.slash(table.channel, "afk")
+    assert away.acknowledged and session.table.seats[1].is_ai
+    standing_in = await alice.slash(table.channel, "ask", seat=1)
+    assert told(standing_in) == texts.ASK_STANDING_IN.format(label=session.table.seats[1].label)
+    await bob.slash(table.channel, "back")
     nobody = await bob.slash(table.channel, "ask", seat=7)
     assert told(nobody) == texts.ASK_NO_SEAT.format(seat=7, last=4)
 
