@@ -20,10 +20,11 @@ its session and so its shards; the server notices a silent peer through TCP keep
 (set below), so a partitioned process's shards pass on after about half a minute. When
 this process finds its connection gone, it reconnects, ends its old session if the
 server still runs it (a connection cut mid-COMMIT leaves one waiting for a standby,
-holding the shards), and re-takes its shards before any write; if another process took them meanwhile it raises `ShardsLost` and writes
-nothing. (Should another process have taken a shard and let it go in between, its
-writes are in the log, and ours at the same index is refused as "already stored": a
-game is never driven forward from two places.)
+holding the shards), and re-takes its shards before any write; if another process
+took them meanwhile it raises `ShardsLost` and writes nothing. (Should another process
+have taken a shard and let it go in between, its writes are in the log, and ours at
+the same index is refused as "already stored": a game is never driven forward from two
+places.)
 """
 
 from __future__ import annotations
