@@ -8,6 +8,7 @@ these errors, so nothing above the storage knows which database holds the games.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,8 @@ from engine import Action, GameRecord, Party, RecordError, Role, Variant, WinRea
 
 from ..errors import BotError
 from ..ratings import Rating
+
+log = logging.getLogger("bot.storage")
 
 STATUSES = ("running", "paused", "finished", "cancelled", "abandoned", "damaged")
 _INT64 = (-(2**63), 2**63 - 1)  # SQLite INTEGER and PostgreSQL BIGINT: seeds and ids must fit
@@ -312,7 +315,7 @@ def read_back(
         winner=winner,
         reason=reason,
         roles=roles,
-        session_state=_json_object(row["session_state"]),
+        session_state=_session_state(game_id, row["session_state"]),
         pause_reason=row["pause_reason"],
     )
 
@@ -346,11 +349,28 @@ def _loads(text: str) -> Any:
 
 def _json_object(text: str | None) -> dict[str, Any]:
     """A stored JSON object; anything else (NULL, damaged text, another type) reads as {}."""
+    value = _object_or_none(text)
+    return {} if value is None else value
+
+
+def _object_or_none(text: str | None) -> dict[str, Any] | None:
+    """A stored JSON object, or None for anything else (NULL, damaged text, a list...)."""
     try:
         value = _loads(text) if text else None
     except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _session_state(game_id: int, text: str | None) -> dict[str, Any]:
+    """A game's bookkeeping; unreadable, it reads as nothing known (the game stays
+    playable) with a warning, so a host learns why the game forgot it. The warning names
+    the column only: the text may hold anything."""
+    state = _object_or_none(text)
+    if state is None:
+        log.warning("game %d: column session_state does not read; read as empty", game_id)
         return {}
-    return value if isinstance(value, dict) else {}
+    return state
 
 
 def _check_int64(value: int | None, what: str) -> None:

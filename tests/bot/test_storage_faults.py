@@ -246,6 +246,35 @@ async def test_session_state_too_deep_reads_as_nothing_known_and_every_game_resu
         await store.close()
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["{not json", TOO_DEEP, "[1, 2]", '"fascist"'],
+    ids=["not JSON", "too deep", "a list", "a string"],
+)
+async def test_unreadable_session_state_is_logged_once_per_read_and_read_as_nothing_known(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, text: str
+) -> None:
+    """Unreadable bookkeeping used to read as {} in silence: a host saw a game forget its
+    expiries and claim windows with nothing in the log. Now each read warns, naming the
+    game and the column only (the text may hold anything), and the game still loads."""
+    path = tmp_path / "shbot.db"
+    await _three_games(path)
+    _damage(path, f"UPDATE games SET session_state = '{text}' WHERE id = 2")
+    caplog.set_level(logging.INFO, logger="bot")
+
+    store = await Storage.open(path)
+    try:
+        assert (await store.load_game(2)).session_state == {}
+        assert (await store.load_game(1)).session_state == {}  # healthy: no warning
+    finally:
+        await store.close()
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1, [r.getMessage() for r in warnings]
+    line = warnings[0].getMessage()
+    assert "game 2" in line and "session_state" in line, line
+    assert "fascist" not in line and "[" not in line and "{" not in line, line
+
+
 async def test_a_record_that_does_not_replay_is_marked_damaged_and_the_others_resume(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
