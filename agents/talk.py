@@ -7,8 +7,10 @@ from the exact belief (`agents.belief`):
 - a Liberal speaks its own belief: its own information set (its role, its hands, its
   investigations) and the table's public events;
 - a Fascist or Hitler speaks the belief a Liberal in its seat would hold from the public
-  events alone (its own claims included, as the table heard them): its cover story. What
-  it knows of its team never reaches its words.
+  events alone (its own claims included, as the table heard them), knowing only that
+  its seat is Liberal: its cover story. What it knows of its team never reaches its
+  words. A Liberal who held a hand, a peek or a check knows more than its cover would,
+  so from then on the two may differ.
 
 So a seat's words are a function of the public history and of its own private
 information only: two games with the same public history and the same private
@@ -123,12 +125,15 @@ class Speaker:
 
     def hears(self, event: ev.Event) -> None:
         """Take one event: the public ones, and its own private ones unless it speaks
-        from its cover (a Fascist)."""
+        from its cover (a Fascist), which hears its role dealt as a Liberal's."""
         public = event.visible_to(None)
         if public:
             self.events.append(event)
         if public or (not self.public and event.visible_to(self.seat)):
             self.belief.update(event)
+        elif self.public and isinstance(event, ev.RoleDealt) and event.seat == self.seat:
+            # A Liberal in this seat knows one thing beyond the table: that it is one.
+            self.belief.update(ev.RoleDealt(self.seat, Role.LIBERAL, ()))
 
 
 def read(speaker: Speaker, names: Sequence[str]) -> str:
@@ -178,8 +183,9 @@ class TableTalk:
         self.speakers: dict[int, Speaker] = {}
         for seat in ai_seats:
             liberal = roles[seat] is Role.LIBERAL
-            # A Fascist's cover: the table's public belief (it knows nothing private).
-            belief = Belief(setup, seat) if liberal else Belief(setup, None)
+            # A Fascist's cover: the belief of a Liberal in its seat who saw nothing
+            # private (its own moves are its own; it is Liberal; see `Speaker.hears`).
+            belief = Belief(setup, seat)
             self.speakers[seat] = Speaker(seat, belief, public=not liberal)
         self.sessions = 0  # policies enacted so far (public): whose turn it is to speak
 

@@ -102,6 +102,38 @@ def test_a_liberal_speaks_its_own_belief_and_a_fascist_its_cover() -> None:
     assert answer is not None and answer.startswith("I trust ")
 
 
+def words_until_own_secret(game: Game, seat: int) -> list[str | None]:
+    """`seat`'s /ask answer after every event, as long as the seat has seen nothing
+    private but its role (no hand, peek or check yet)."""
+    talk = TableTalk(game.setup, game.roles, [seat])
+    answers: list[str | None] = []
+    for event in game.events:
+        if isinstance(event, ev.GameEnded):
+            break
+        private = not event.visible_to(None) and not isinstance(event, ev.RoleDealt)
+        if private and event.visible_to(seat):
+            break
+        talk.hear([event])
+        answers.append(talk.ask(seat, NAMES))
+    return answers
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_a_fascists_cover_is_the_words_of_a_liberal_in_its_seat(seed: int) -> None:
+    # Seat 3 is a Liberal in one game and a Fascist in the other, with the same public
+    # history. Until it holds a hand (or a peek, or a check) a Liberal there knows one
+    # thing beyond the table: that seat 3 is Liberal. The cover must know it too, or
+    # anyone replaying the public history through this code tells the two apart.
+    liberal = [L, F, H, L, L, F, L]
+    fascist = [L, F, H, F, L, L, L]
+    game, script = played(liberal, seed)
+    again, _ = played(fascist, seed, script)
+    assert public(game) == public(again)
+    honest, cover = words_until_own_secret(game, 3), words_until_own_secret(again, 3)
+    n = min(len(honest), len(cover))
+    assert n > 10 and honest[:n] == cover[:n]
+
+
 def test_reasons_name_what_the_table_saw() -> None:
     events: list[ev.Event] = [
         ev.PolicyHandPassed(president=0, chancellor=3),
