@@ -7,6 +7,14 @@ the phase (a busy AI service answers late with the seat's own search rather than
 fallback); it waits for the human pace before the move is shown; then it hands the move
 to the session (`accept`), which applies it only if the decision is still open.
 
+How long an AI took must not tell the table what it holds: an agent answers at once
+with one distinct option (a President holding three of a kind) and does not search a
+Liberal's ballot, but thinks its whole budget otherwise. So on a paced table where
+people play (`ai_pace_s` > 0), every AI move and claim is held until its thinking budget
+has passed since it was asked (`hold_s`), and the AI ballots of one election are shown
+together, in seat order, once all of them are in (`_Election`). Unpaced tables (tests,
+benchmarks, `AI_PACE=0`) and bot-only games show moves as they come.
+
 Every path ends in a legal move: when the port fails, a rule agent (`agents.fallback`)
 answers, never dice. Each answer that is not the seat's own agent's in time is a
 *fallback*: logged at INFO with its cause (never a secret) and counted (`fallbacks`,
@@ -54,6 +62,7 @@ class AISeats:
         accept: Accept,
         guard: Guard,
         wake: Callable[[], None],
+        people: Callable[[], bool],
         fallbacks: int = 0,
     ) -> None:
         self.game_id = game_id
@@ -61,6 +70,7 @@ class AISeats:
         self.game_seed = game_seed
         self.budget_s = budget_s
         self.pace_s = pace_s  # the least time between asking and showing a move
+        self._people = people  # whether a person plays at this table (reads the timing)
         self.timers = timers
         self.fallbacks = fallbacks  # answers not the seat's own agent's (survive a restart)
         # Search iterations of each answer that reports them: ballots apart (capped, and
@@ -71,14 +81,30 @@ class AISeats:
         self._guard = guard  # runs a store write to its end even if we are cancelled
         self._wake = wake  # the session's decision loop looks again
         self._tasks: dict[int, asyncio.Task[None]] = {}  # seat -> its decision under way
+        self._election: _Election | None = None  # the AI ballots of the vote under way
 
     # --- decisions ------------------------------------------------------------------
+
+    def hold_s(self, budget_s: float) -> float:
+        """The least time between asking for a move (thought for up to `budget_s`) and
+        showing it: the human pace, or the whole budget when people could read how long
+        the AI took (see the module docstring)."""
+        if self.pace_s <= 0 or not self._people():
+            return self.pace_s
+        return max(self.pace_s, budget_s)
 
     def decide(self, seat: int, turn: int, spec: str, view: PlayerView) -> None:
         """Start `seat`'s decision `turn` from `view` (taken by the caller: every AI
         ballot of an election reads the same history)."""
+        election = None
+        if view.phase is Phase.VOTE and self.hold_s(self.budget_s) > self.pace_s:
+            if self._election is None or self._election.turn != turn:
+                self._election = _Election(turn)
+            election = self._election
+            election.asked.add(seat)
         task = asyncio.create_task(
-            self._decide(seat, turn, spec, view), name=f"game-{self.game_id}-ai-{seat}"
+            self._decide(seat, turn, spec, view, election),
+            name=f"game-{self.game_id}-ai-{seat}",
         )
         # However it ends (a move, or dead), the decision loop looks again at once.
         task.add_done_callback(lambda _: self._wake())
@@ -104,11 +130,23 @@ class AISeats:
         for task in self._tasks.values():
             task.cancel()
         self._tasks.clear()
+        self._election = None
 
-    async def _decide(self, seat: int, turn: int, spec: str, view: PlayerView) -> None:
+    async def _decide(
+        self, seat: int, turn: int, spec: str, view: PlayerView, election: _Election | None
+    ) -> None:
+        try:
+            await self._think_and_show(seat, turn, spec, view, election)
+        finally:
+            if election is not None:
+                election.leave(seat)  # shown, or never will be: the others go on
+
+    async def _think_and_show(
+        self, seat: int, turn: int, spec: str, view: PlayerView, election: _Election | None
+    ) -> None:
         seed = seat_seed(self.game_seed, seat)
         loop = asyncio.get_running_loop()
-        shown_at = loop.time() + self.pace_s
+        shown_at = loop.time() + self.hold_s(self.budget_s)
         try:
             answer = await self.agents.decide(
                 spec,
@@ -129,18 +167,31 @@ class AISeats:
         self._note(seat, view.phase.value, answer)
         if shown_at > loop.time():
             await asyncio.sleep(shown_at - loop.time())  # cancelled with the decision
+        if election is not None:
+            await election.my_turn(seat)
         await self._guard(self._accept(seat, turn, answer.move))
 
     # --- claims ---------------------------------------------------------------------
 
     async def claim(self, seat: int, spec: str, view: PlayerView) -> Claim | None:
-        """The seat's claim, or silence (a failed claim is silence, logged and counted)."""
+        """The seat's claim, or silence (a failed claim is silence, logged and counted),
+        made no sooner than `hold_s` after it was asked: a Fascist's lie may take longer
+        to choose than a Liberal's plain truth."""
+        budget = min(self.budget_s, CLAIM_BUDGET_CAP_S)
+        loop = asyncio.get_running_loop()
+        said_at = loop.time() + self.hold_s(budget)
+        said = await self._claim(seat, spec, view, budget)
+        if said_at > loop.time():
+            await asyncio.sleep(said_at - loop.time())
+        return said
+
+    async def _claim(self, seat: int, spec: str, view: PlayerView, budget: float) -> Claim | None:
         try:
             said = await self.agents.claim(
                 spec,
                 view,
                 seed=seat_seed(self.game_seed, seat),
-                budget_s=min(self.budget_s, CLAIM_BUDGET_CAP_S),
+                budget_s=budget,
                 patience_s=patience(self.timers.claim),
                 table=self.game_id,
             )
@@ -169,6 +220,34 @@ class AISeats:
         `cause` is free of hidden information (the port's contract, and ours)."""
         self.fallbacks += 1
         log.info("game %d: AI fallback at seat %d (%s): %s", self.game_id, seat, what, cause)
+
+
+class _Election:
+    """The AI ballots of one election on a table that hides the AI's timing: each is
+    shown once every AI ballot asked is in, in seat order (ballots come in as fast as
+    each agent thinks, and a Liberal's is not searched: the order would tell)."""
+
+    def __init__(self, turn: int) -> None:
+        self.turn = turn
+        self.asked: set[int] = set()  # seats whose ballot is not shown yet
+        self.ready: set[int] = set()  # of those, the seats whose ballot is in
+        self._changed = asyncio.Event()
+
+    async def my_turn(self, seat: int) -> None:
+        """The seat's ballot is in: wait until all are, and every seat before it shown."""
+        self.ready.add(seat)
+        self._changed.set()
+        while True:
+            self._changed.clear()  # before looking: a change meanwhile still wakes us
+            if self.ready >= self.asked and min(self.asked) == seat:
+                return
+            await self._changed.wait()
+
+    def leave(self, seat: int) -> None:
+        """The seat's ballot was shown, or never will be (its task ended)."""
+        self.asked.discard(seat)
+        self.ready.discard(seat)
+        self._changed.set()
 
 
 def patience(timer: float | None) -> float:

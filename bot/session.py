@@ -305,6 +305,7 @@ class GameSession:
             accept=self._accept_ai,
             guard=self._guarded,
             wake=self._changed.set,
+            people=lambda: any(info.user_id is not None for info in self._seats),
             fallbacks=resume.fallbacks if resume else 0,
         )
         self._asked: int | None = None  # the decision whose seats are all being asked
