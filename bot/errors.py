@@ -9,6 +9,9 @@ bot says no to" in one place.
 
 from __future__ import annotations
 
+import traceback
+from pathlib import Path
+
 
 class BotError(Exception):
     """The root of the bot's own errors (see the module docstring)."""
@@ -17,3 +20,19 @@ class BotError(Exception):
 class Refusal(BotError):
     """A request the bot refuses before the rules are consulted; the message is for the
     person who made it."""
+
+
+_ROOT = Path(__file__).resolve().parents[1]
+
+
+def failure_cause(exc: BaseException) -> str:
+    """What stopped a game, safe to store and log: the exception's type and the place it
+    was raised (the innermost frame in this project's code), never its message."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if Path(f.filename).resolve().is_relative_to(_ROOT)]
+    if not frames:
+        return type(exc).__name__
+    frame = (ours or frames)[-1]
+    where = Path(frame.filename).resolve()
+    place = where.relative_to(_ROOT) if where.is_relative_to(_ROOT) else where.name
+    return f"{type(exc).__name__} at {place}:{frame.lineno} ({frame.name})"

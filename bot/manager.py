@@ -30,10 +30,11 @@ from engine import STANDARD, Game, RecordError, Variant
 
 from .agent_port import AgentPort, InProcessAgents, available, default_substitute
 from .config import ShardConflict
+from .errors import failure_cause
 from .frontends import bind_frontend
 from .notices import RESTART_NOTICE, RESUME_NOTICE
 from .ports import Frontend, SeatInfo
-from .session import GameSession, SessionOptions, failure_cause
+from .session import GameSession, SessionOptions
 from .storage import GameScope, SeatRecord, ShardLease, Storage, StorageError, StoredGame
 
 log = logging.getLogger(__name__)

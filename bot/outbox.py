@@ -35,6 +35,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from .errors import failure_cause
 from .ports import (
     DeliveryError,
     Frontend,
@@ -275,13 +276,16 @@ class Outbox:
                     self.game_id,
                     type(item.message).__name__,
                 )
-            except Exception:  # a front-end defect: never the game's end
+            except Exception as exc:  # a front-end defect: never the game's end
+                # The error's type and place only: its message may quote the private
+                # message or prompt it failed to show (the traceback goes to DEBUG).
                 log.warning(
-                    "game %d: the front-end failed to show a %s",
+                    "game %d: the front-end failed to show a %s: %s",
                     self.game_id,
                     type(item.message).__name__,
-                    exc_info=True,
+                    failure_cause(exc),
                 )
+                log.debug("the front-end's traceback", exc_info=True)
             if self.blocked is not None:
                 self.blocked = None
                 log.info("game %d: messages go through again", self.game_id)

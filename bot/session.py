@@ -44,10 +44,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import traceback
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from engine import (
@@ -74,6 +72,7 @@ from .analysis import reveal_of, suspicion_after
 from .claim_windows import ClaimWindows, closed_at, new_claim_windows
 from .claims_round import ClaimsPorts, ClaimsRound
 from .deadlines import Deadlines
+from .errors import failure_cause
 from .narrate import narrate
 from .outbox import Message, Outbox, Resumed, Withdrawal
 from .ports import (
@@ -1337,22 +1336,6 @@ def _first_vote_of_election(actions: Sequence[Action]) -> int | None:
                     return later
             return None
     return None
-
-
-_ROOT = Path(__file__).resolve().parents[1]
-
-
-def failure_cause(exc: BaseException) -> str:
-    """What stopped a game, safe to store and log: the exception's type and the place it
-    was raised (the innermost frame in this project's code), never its message."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    ours = [f for f in frames if Path(f.filename).resolve().is_relative_to(_ROOT)]
-    if not frames:
-        return type(exc).__name__
-    frame = (ours or frames)[-1]
-    where = Path(frame.filename).resolve()
-    place = where.relative_to(_ROOT) if where.is_relative_to(_ROOT) else where.name
-    return f"{type(exc).__name__} at {place}:{frame.lineno} ({frame.name})"
 
 
 def _how_it_ended(task: asyncio.Task[Any]) -> str:

@@ -21,6 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from ..config import Config
+from ..errors import failure_cause
 from ..gc_tuning import tune_gc
 from ..storage import Storage, StorageError
 from . import texts
@@ -237,8 +238,12 @@ class SecretHitlerBot(commands.AutoShardedBot, GameBot):
                 await self.replays.on_click(interaction, cid)
             else:
                 await answer(interaction, texts.UNKNOWN_COMPONENT, quiet=True)
-        except Exception:
-            log.exception("component %s failed", cid)
+        except Exception as exc:
+            # The kind of click and where it failed only: its option may be the policy a
+            # player discarded, and an error's message may quote a hand. The traceback
+            # goes to DEBUG only, below the level a host runs at.
+            log.error("a click on %s:%s failed: %s", cid.game, cid.action, failure_cause(exc))
+            log.debug("the click's traceback", exc_info=True)
             await answer(interaction, texts.SOMETHING_WRONG, quiet=True)
 
     # --- shutdown -------------------------------------------------------------------------

@@ -3,6 +3,7 @@ closed DMs, commands from a DM, errors after a public defer, forged cancel votes
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -208,3 +209,28 @@ async def test_an_error_cancelling_a_game_is_told_to_the_host_alone(
     assert all(f.ephemeral for f in result.followups)
     assert all(texts.SOMETHING_WRONG not in text(m) for m in table.channel_messages()[before:])
     assert (await table.storage.load_game(game_id)).status == "running"
+
+
+async def test_a_failed_click_is_logged_without_the_option_picked_or_the_errors_words(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The option of a hand prompt is the policy a player discarded, and an error's
+    message may quote a hand: neither may reach the ERROR line (nor any INFO+ line)
+    while the game runs. The member is told something went wrong."""
+    alice = table.members[0]
+    table.expect_error("a click on ")  # logged (its kind, the error's type), and answered
+    game_id = await start_game(table, [alice], players=5)
+
+    async def broken(interaction: discord.Interaction, cid: ComponentId) -> None:
+        raise RuntimeError("seat 0 holds F F L and discards L")
+
+    monkeypatch.setattr(table.bot.games, "on_click", broken)
+    message = table.channel_messages()[-1]
+    result = await forge_click(table, alice, message, f"sh:v1:{game_id}:h3:1")
+    assert told(result) == texts.SOMETHING_WRONG
+    logged = [r for r in table.log.records if r.levelno >= logging.INFO]
+    assert logged
+    for record in logged:
+        line = record.getMessage()
+        assert "F F L" not in line and "h3:1" not in line, line
+        assert record.exc_info is None or record.levelno < logging.INFO
