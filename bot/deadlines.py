@@ -85,6 +85,10 @@ class Deadlines:
         if self._store is not None:
             await self._store.set_deadline(self.game_id, deadline)
 
+    def forget(self) -> None:
+        """The stored deadline was cleared with the action that ended its decision."""
+        self.stored = None
+
     def watch(self, wake: Callable[[], None]) -> asyncio.Future[float]:
         """A future that resolves when the table can see every prompt queued so far;
         `wake` is called then (the waiting loop looks at the clock again)."""

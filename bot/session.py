@@ -127,8 +127,11 @@ BOARD_EVENTS = (
 class SessionStore(Protocol):
     """What a session writes (implemented by `bot.storage.Storage`)."""
 
-    async def append_action(self, game_id: int, seq: int, action: Action) -> None:
-        """Store the action at index `seq` of the game's move stack, durably."""
+    async def append_action(
+        self, game_id: int, seq: int, action: Action, *, clear_deadline: bool = False
+    ) -> None:
+        """Store the action at index `seq` of the game's move stack, durably (and clear
+        the stored deadline in the same write when told)."""
         ...
 
     async def set_seat(self, game_id: int, seat: Any, reason: str) -> None:
@@ -966,9 +969,15 @@ class GameSession:
         game = self.game
         claims_before = game.open_claims
         events = game.apply(action)  # IllegalAction: nothing changed
+        # An action that ends the decision ends its deadline too, in the same write: a
+        # restart before the next decision stores its own must not find this one.
+        ends = _advance_turn(self._turn, action, events) != self._turn
+        clear = ends and self._deadlines.stored is not None
         if self.store is not None:
             try:
-                await self.store.append_action(self.game_id, len(game.actions) - 1, action)
+                await self.store.append_action(
+                    self.game_id, len(game.actions) - 1, action, clear_deadline=clear
+                )
             except BaseException as exc:
                 # Not stored, so it did not happen: back to the stored game (the move
                 # stack takes it back; replaying the whole game is not needed).
@@ -976,6 +985,8 @@ class GameSession:
                 if not isinstance(exc, asyncio.CancelledError):
                     self._fail(exc)
                 raise
+        if clear:
+            self._deadlines.forget()
         self._account(action, events, claims_before)
         self._route(events)
         if self.game.phase is Phase.VOTE and any(isinstance(e, ev.VoteCast) for e in events):

@@ -77,11 +77,15 @@ class GameLog:
             )
         return game_id
 
-    async def append_action(self, game_id: int, seq: int, action: Action) -> None:
+    async def append_action(
+        self, game_id: int, seq: int, action: Action, *, clear_deadline: bool = False
+    ) -> None:
         """Append the action at index `seq` of the game's move stack, in one transaction.
 
         The action is durable when this returns. A duplicate or out-of-order `seq`, an
         unknown game or one that is over raises `StorageError` and writes nothing.
+        `clear_deadline`: the action ends the decision whose deadline is stored; the
+        same transaction clears it, so that no restart gives that deadline to the next.
         """
         action_json = _dumps(action.to_dict(), "action")
         now = self._clock()
@@ -106,7 +110,13 @@ class GameLog:
                 "INSERT INTO actions (game_id, seq, action, at) VALUES (?, ?, ?, ?)",
                 (game_id, seq, action_json, now),
             )
-            await tx.all("UPDATE games SET updated_at = ? WHERE id = ?", (now, game_id))
+            if clear_deadline:
+                await tx.all(
+                    "UPDATE games SET updated_at = ?, deadline = NULL WHERE id = ?",
+                    (now, game_id),
+                )
+            else:
+                await tx.all("UPDATE games SET updated_at = ? WHERE id = ?", (now, game_id))
 
     async def set_seat(self, game_id: int, seat: SeatRecord, reason: str) -> None:
         """Record who controls a seat now (AI takeover, player back, /afk) and why.

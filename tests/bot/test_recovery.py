@@ -60,10 +60,10 @@ class Freezer:
         self.after_write = after_write
         self.frozen = asyncio.Event()
 
-    async def append_action(self, game_id: int, seq: int, action: Action) -> None:
+    async def append_action(self, game_id: int, seq: int, action: Action, **how: Any) -> None:
         if seq == self.at and not self.after_write:
             await self._freeze()
-        await self.store.append_action(game_id, seq, action)
+        await self.store.append_action(game_id, seq, action, **how)
         if seq == self.at:
             await self._freeze()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -237,9 +238,9 @@ async def test_an_answer_stored_while_the_clock_moves_is_not_missed(
 
     store_action = session_store.append_action
 
-    async def slow_store(game_id: int, index: int, action: Action) -> None:
+    async def slow_store(game_id: int, index: int, action: Action, **how: Any) -> None:
         await asyncio.sleep(0.3)  # a busy disk: the answer holds the lock a while
-        await store_action(game_id, index, action)
+        await store_action(game_id, index, action, **how)
 
     session_store.append_action = slow_store  # type: ignore[method-assign]
     long = Timers(nominate=120, vote=120, policy=120, power=120, claim=120, grace=120)
@@ -252,3 +253,41 @@ async def test_an_answer_stored_while_the_clock_moves_is_not_missed(
     await until(lambda: len(fake.prompts(session.game_id, 0)) >= 3, timeout=20)
     await session.cancel("enough")
     assert session.fallbacks == 0
+
+
+async def test_a_restart_right_after_a_decision_gives_the_next_one_its_whole_timer(
+    db_dir: Path,
+) -> None:
+    """The stored deadline belongs to the decision that stored it. The process stops
+    the instant a nomination is stored, before the vote stores its own deadline; it
+    comes back long after. The vote nobody has seen yet gets its whole timer, not the
+    grace period the nomination's long-past deadline would leave it."""
+    from .test_recovery import Freezer
+
+    now = [1_000_000.0]
+    timers = Timers(nominate=120, vote=90, policy=90, power=120, claim=20, grace=30)
+    options = SessionOptions(timers=timers, substitute="selfish", suspicion=False)
+    store = await Storage.open(db_dir / "deadline.db")
+    freezer = Freezer(store, 0, after_write=True)  # gone once the nomination is stored
+    manager = SessionManager(freezer, FakeFrontend(), clock=lambda: now[0])  # type: ignore[arg-type]
+    session = await manager.create(members(5), seed=5, options=options)
+    president = session.game.president
+    await until(lambda: bool(session.open_prompts(president)))
+    now[0] += 5
+    chancellor = session.game.eligible_chancellors()[0]
+    nominating = asyncio.create_task(session.submit(president, Nominate(president, chancellor)))
+    await asyncio.wait_for(freezer.frozen.wait(), 10)
+    nominating.cancel()
+    await session.stop()
+    await store.close()
+
+    now[0] += 1000  # down for a quarter of an hour
+    store = await Storage.open(db_dir / "deadline.db")
+    manager = SessionManager(store, FakeFrontend(), clock=lambda: now[0])
+    [resumed] = await manager.recover()
+    await until(lambda: bool(resumed.open_prompts(0)))
+    [prompt] = resumed.open_prompts(0)
+    assert resumed.game.phase is Phase.VOTE and prompt.deadline is not None
+    assert prompt.deadline - now[0] == pytest.approx(90, abs=1)
+    await manager.shutdown()
+    await store.close()

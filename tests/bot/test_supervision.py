@@ -206,11 +206,11 @@ class FailsOnce:
         self.store = store
         self.failed = False
 
-    async def append_action(self, game_id: int, seq: int, action: Action) -> None:
+    async def append_action(self, game_id: int, seq: int, action: Action, **how: Any) -> None:
         if not self.failed and seq >= 3 and action.seat != 0:
             self.failed = True
             raise RuntimeError("disk said no to the hand L L F")
-        await self.store.append_action(game_id, seq, action)
+        await self.store.append_action(game_id, seq, action, **how)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)

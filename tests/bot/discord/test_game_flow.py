@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import discord
 import pytest
@@ -458,11 +459,11 @@ async def test_a_paused_game_refuses_clicks_until_the_host_resumes_it(
     write = storage.append_action
     failed: list[int] = []
 
-    async def append_action(game_id: int, seq: int, action: Action) -> None:
+    async def append_action(game_id: int, seq: int, action: Action, **how: Any) -> None:
         if not failed and isinstance(action, Vote) and action.seat >= 2:
             failed.append(seq)
             raise RuntimeError("the disk is gone")
-        await write(game_id, seq, action)
+        await write(game_id, seq, action, **how)
 
     monkeypatch.setattr(storage, "append_action", append_action)
     game_id = await start_game(table, [alice, bob], players=5)
