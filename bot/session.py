@@ -811,6 +811,12 @@ class GameSession:
         game = self.game
         assert game.winner is not None and game.win_reason is not None
         self._close_all(notices.GAME_OVER)
+        # The chart first: recovery resumes only running games, so a game stored as
+        # finished while its reveal was still being computed (seconds) would never show
+        # its table how it ended.
+        if self.options.suspicion and not self.suspicion:
+            names = [s.name for s in self._seats]
+            self.suspicion = await suspicion_after(self.game_id, game, names, self._ai_seats())
         if self.store is not None:
             await self.store.finish_game(
                 self.game_id,
@@ -819,9 +825,6 @@ class GameSession:
                 reason=game.win_reason,
                 roles=game.roles,
             )
-        if self.options.suspicion and not self.suspicion:
-            names = [s.name for s in self._seats]
-            self.suspicion = await suspicion_after(self.game_id, game, names, self._ai_seats())
         self._show(self.reveal())
 
     def reveal(self) -> Reveal:

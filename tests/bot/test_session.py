@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -348,3 +349,43 @@ async def test_a_persons_seat_played_by_an_ai_never_speaks_for_them(
     assert all(0 not in seats and 1 not in seats for seats in speakers), speakers
     name = session.table.seats[0].name
     assert not [t for t in fake.public_text(session.game_id) if t.startswith(f"💬 {name}")]
+
+
+async def test_a_restart_while_the_reveal_is_prepared_still_shows_it(
+    db_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suspicion chart takes seconds to compute. A process stopped meanwhile must
+    not leave a game stored as finished whose table never saw how it ended: recovery
+    resumes only running games, so the game is stored finished once its reveal is
+    ready to show."""
+    import bot.session as session_module
+
+    real = session_module.suspicion_after
+    computing = asyncio.Event()
+
+    async def stopped_meanwhile(*args: object, **kwargs: object) -> list[object]:
+        computing.set()
+        await asyncio.Event().wait()  # the process stops before this returns
+        return []
+
+    monkeypatch.setattr(session_module, "suspicion_after", stopped_meanwhile)
+    options = replace(UNTIMED, suspicion=True)
+    store = await Storage.open(db_dir / "reveal.db")
+    manager = SessionManager(store, FakeFrontend())
+    session = await manager.create([], players=5, fill_with_ai=True, seed=4, options=options)
+    await asyncio.wait_for(computing.wait(), 60)
+    assert session.game.is_over
+    await manager.shutdown()
+    await store.close()
+
+    monkeypatch.setattr(session_module, "suspicion_after", real)
+    store = await Storage.open(db_dir / "reveal.db")
+    fake = FakeFrontend()
+    manager = SessionManager(store, fake)
+    [resumed] = await manager.recover()
+    await asyncio.wait_for(resumed.wait(), 60)
+    [reveal] = fake.of(resumed.game_id, "reveal")
+    assert reveal.suspicion  # the chart, computed this time
+    assert (await store.load_game(resumed.game_id)).status == "finished"
+    await manager.shutdown()
+    await store.close()
