@@ -35,7 +35,15 @@ from .frontends import bind_frontend
 from .notices import RESTART_NOTICE, RESUME_NOTICE
 from .ports import Frontend, SeatInfo
 from .session import GameSession, SessionOptions
-from .storage import GameScope, SeatRecord, ShardLease, Storage, StorageError, StoredGame
+from .storage import (
+    GameDamaged,
+    GameScope,
+    SeatRecord,
+    ShardLease,
+    Storage,
+    StorageError,
+    StoredGame,
+)
 
 log = logging.getLogger(__name__)
 
@@ -222,6 +230,9 @@ class SessionManager:
             except RecordError as exc:
                 await self._damaged(stored.id, _replay_fault(exc))
                 continue
+            except GameDamaged as exc:  # its options do not read: no start would mend them
+                await self._damaged(stored.id, exc.reason)
+                continue
             except Exception as exc:
                 # Not damaged: the fault may be this code's, and the next start tries
                 # again. Paused meanwhile, so that a host can /resume or /cancel it.
@@ -328,7 +339,7 @@ class SessionManager:
 
     def _build(self, stored: StoredGame, frontend: Frontend | None, *, notice: str) -> GameSession:
         """The session of a stored game, rebuilt by replaying its record (not registered)."""
-        options = self._mended(stored.id, SessionOptions.from_dict(stored.options))
+        options = self._mended(stored.id, _options_of(stored))
         seats = [
             SeatInfo(s.seat, s.name, s.user_id, self._playable(stored.id, s, options))
             for s in stored.seats
@@ -435,6 +446,18 @@ def _mend(game_id: int, where: str, spec: str, fallback: str) -> str:
         mended,
     )
     return str(mended)
+
+
+def _options_of(stored: StoredGame) -> SessionOptions:
+    """A stored game's session options, or `GameDamaged` naming the column and the
+    exception's type (never the value) if they do not read."""
+    try:
+        options = SessionOptions.from_dict(stored.options)
+        if not isinstance(options.substitute, str | None):
+            raise TypeError("a substitute agent that is not text")
+    except (ValueError, TypeError) as exc:
+        raise GameDamaged(stored.id, f"options do not read ({type(exc).__name__})") from exc
+    return options
 
 
 def _replay_fault(exc: RecordError) -> str:

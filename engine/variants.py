@@ -22,6 +22,9 @@ CHAOS_AT = 3  # failed elections in a row that trigger a top-deck
 DRAW = 3  # tiles a president draws; a draw pile with fewer is reshuffled
 # With this many living players or fewer, only the last chancellor is term-limited.
 FEW_ALIVE = 5
+# Tiles of one kind a custom deck may hold. The published deck has 6 and 11; the cap only
+# keeps a damaged or forged record (its variant is read from JSON) from dealing millions.
+MAX_TILES = 100
 
 # players -> fascists besides Hitler
 FASCISTS_BESIDES_HITLER = {5: 1, 6: 1, 7: 2, 8: 2, 9: 3, 10: 3}
@@ -107,10 +110,8 @@ class Variant:
                 fascist_tiles = 10
         elif self.name not in ("standard", "custom"):
             raise SetupError(f"Unknown variant {self.name!r}.")
-        if self.liberal_tiles is not None:
-            liberal_tiles = self.liberal_tiles
-        if self.fascist_tiles is not None:
-            fascist_tiles = self.fascist_tiles
+        liberal_tiles = _tiles(self.liberal_tiles, liberal_tiles, "liberal")
+        fascist_tiles = _tiles(self.fascist_tiles, fascist_tiles, "fascist")
         powers = self.powers if self.powers is not None else standard_track(players)
         if len(powers) != FASCIST_TO_WIN - 1:
             raise SetupError(f"A power track has {FASCIST_TO_WIN - 1} slots, not {len(powers)}.")
@@ -157,6 +158,18 @@ class Variant:
             fascist_tiles=data.get("fascist_tiles"),
             powers=tuple(Power(p) if p else None for p in powers) if powers is not None else None,
         )
+
+
+def _tiles(count: int | None, default: int, kind: str) -> int:
+    """A custom deck's count of one kind of tile (`default` if unset): a whole number
+    up to MAX_TILES, else SetupError."""
+    if count is None:
+        return default
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise SetupError(f"A deck's count of {kind} tiles must be a whole number.")
+    if count > MAX_TILES:
+        raise SetupError(f"A deck holds at most {MAX_TILES} {kind} tiles, not {count}.")
+    return count
 
 
 STANDARD = Variant("standard")

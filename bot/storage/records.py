@@ -13,7 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import Action, GameRecord, Party, RecordError, Role, Variant, WinReason
+from engine import (
+    Action,
+    GameRecord,
+    Party,
+    RecordError,
+    Role,
+    SetupError,
+    Variant,
+    WinReason,
+)
 
 from ..errors import BotError
 from ..ratings import Rating
@@ -268,6 +277,9 @@ def read_back(
         channel_id = _optional_integer(row["channel_id"])
         where = "variant"
         variant = Variant.from_dict(_loads(row["variant"]))
+        # Its setup now, not at the replay: an unknown name or an absurd deck is this
+        # row's damage (SetupError), not a fault a later start might not meet.
+        variant.setup(players)
         actions: list[Action] = []
         for seq, text in action_rows:
             where = f"action {len(actions)}"
@@ -299,7 +311,7 @@ def read_back(
         reason = WinReason(row["win_reason"]) if row["win_reason"] else None
     except GameDamaged:
         raise
-    except (RecordError, ValueError, TypeError, KeyError, AttributeError) as exc:
+    except (RecordError, SetupError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise GameDamaged(game_id, f"{where} does not read ({type(exc).__name__})") from exc
     return StoredGame(
         id=game_id,

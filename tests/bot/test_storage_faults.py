@@ -148,6 +148,17 @@ TOO_DEEP = "[" * 2000 + "]" * 2000
 DAMAGE = {
     "variant not JSON": (["UPDATE games SET variant = '{\"name\": ' WHERE id = 2"], "variant"),
     "variant unknown": (["UPDATE games SET variant = '[1, 2]' WHERE id = 2"], "variant"),
+    "variant of no known name": (
+        ['UPDATE games SET variant = \'{"name": "foo"}\' WHERE id = 2'],
+        "variant",
+    ),
+    "variant deck absurdly large": (
+        [
+            "UPDATE games SET variant ="
+            ' \'{"name": "custom", "liberal_tiles": 1000000000}\' WHERE id = 2'
+        ],
+        "variant",
+    ),
     "action not JSON": (
         ["INSERT INTO actions (game_id, seq, action, at) VALUES (2, 1, 'fascist{', 0)"],
         "action 1",
@@ -306,6 +317,43 @@ async def test_a_record_that_does_not_replay_is_marked_damaged_and_the_others_re
         again = SessionManager(store, FakeFrontend())
         assert sorted(s.game_id for s in await again.recover()) == [1, 3]
         await again.shutdown()
+    finally:
+        await store.close()
+
+
+# Stored options that read as JSON but not as a session's options.
+BAD_OPTIONS = {
+    "budget not a number": "json_set(options, '$.ai_budget_s', 'abc')",
+    "budget null": "json_set(options, '$.ai_budget_s', json('null'))",
+    "timers not an object": "json_set(options, '$.timers', 'x')",
+    "timer negative": "json_set(options, '$.timers.vote', -5)",
+    "substitute not text": "json_set(options, '$.substitute', 5)",
+}
+
+
+@pytest.mark.parametrize("cause", sorted(BAD_OPTIONS))
+async def test_options_that_do_not_read_mark_the_game_damaged_and_the_others_resume(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, cause: str
+) -> None:
+    """Such a game used to be stored paused as "not resumed" (as a fault of this code
+    is), tried again at every start, and every /resume failed. Now it is damaged, like
+    any other row that does not read, and never tried again."""
+    path = tmp_path / "shbot.db"
+    await _three_games(path)
+    _damage(path, f"UPDATE games SET options = {BAD_OPTIONS[cause]} WHERE id = 2")
+    caplog.set_level(logging.INFO, logger="bot")
+
+    store = await Storage.open(path)
+    try:
+        manager = SessionManager(store, FakeFrontend())
+        assert sorted(s.game_id for s in await manager.recover()) == [1, 3]
+        assert manager.stranded_in(102) is None
+        await manager.shutdown()
+        lines = [r.getMessage() for r in caplog.records if "game 2" in r.getMessage()]
+        assert len(lines) == 1 and "damaged" in lines[0] and "options" in lines[0], lines
+        [summary] = [g for g in await store.recent_games() if g.id == 2]
+        assert summary.status == "damaged"
+        assert [g.id for g in await store.unfinished_games()] == [1, 3]  # never again
     finally:
         await store.close()
 

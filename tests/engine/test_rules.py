@@ -908,6 +908,28 @@ def test_unknown_variant_or_bad_track_is_refused() -> None:
 
 
 @pytest.mark.parametrize(
+    ("liberal", "fascist", "message"),
+    [
+        (10**9, None, "at most 100 liberal tiles"),
+        (None, 101, "at most 100 fascist tiles"),
+        (6.0, None, "whole number"),
+        (None, True, "whole number"),
+        ("six", None, "whole number"),
+    ],
+)
+def test_a_custom_deck_of_absurd_or_unreadable_counts_is_refused(
+    liberal: object, fascist: object, message: str
+) -> None:
+    """A stored record's variant is read from JSON: a count of a billion tiles used to
+    deal a deck of a billion (minutes and gigabytes on the bot's event loop), and a
+    count that is not a whole number failed later with a TypeError."""
+    variant = Variant("custom", liberal_tiles=liberal, fascist_tiles=fascist)  # type: ignore[arg-type]
+    with pytest.raises(SetupError, match=message):
+        variant.setup(5)
+    assert Variant("custom", liberal_tiles=100, fascist_tiles=100).setup(10).total_tiles == 200
+
+
+@pytest.mark.parametrize(
     "variant",
     [
         STANDARD,
