@@ -372,7 +372,18 @@ class SessionManager:
 
     @staticmethod
     def _playable(game_id: int, seat: SeatRecord, options: SessionOptions) -> str | None:
-        """The seat's stored agent spec, mended if it no longer reads."""
+        """The seat's stored agent spec, mended if it no longer reads; the substitute for
+        a seat stored with neither a player nor an agent (a damaged row), which nobody
+        would ever play: an untimed game would wait for it forever."""
+        if seat.agent is None and seat.user_id is None:
+            spec = options.substitute_spec
+            log.warning(
+                "game %d seat %d: stored with no player and no agent; playing %s",
+                game_id,
+                seat.seat,
+                spec,
+            )
+            return spec
         if seat.agent is None:
             return None
         return _mend(game_id, f"seat {seat.seat}", seat.agent, options.substitute_spec)

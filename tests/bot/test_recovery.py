@@ -11,6 +11,9 @@ clicked may differ, since that depends on who was faster).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+import sqlite3
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -304,3 +307,38 @@ async def test_a_seat_whose_stored_agent_no_longer_reads_resumes_playable(
     assert resumed.game.is_over and resumed.failure is None
     assert session.game_id == resumed.game_id
     await store.close()
+
+
+async def test_a_seat_stored_with_no_player_and_no_agent_is_played_by_the_substitute(
+    db_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A seat row whose user id and agent were both NULL read back as a human seat of
+    nobody: in an untimed game no one ever moved for it and the game stalled in silence.
+    Now the game's substitute plays it, with a warning naming the game and the seat."""
+    path = db_dir / "nobody.db"
+    store = await Storage.open(path)
+    manager = SessionManager(store, FakeFrontend())
+    options = replace(UNTIMED, substitute="random")
+    session = await manager.create(
+        [], players=5, fill_with_ai=True, ai_spec="random", seed=3, options=options, start=False
+    )
+    await manager.shutdown()
+    await store.close()
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        raw.execute("UPDATE seats SET agent = NULL WHERE game_id = ? AND seat = 2", (1,))
+        raw.commit()
+
+    caplog.set_level(logging.INFO, logger="bot")
+    store = await Storage.open(path)
+    restarted = SessionManager(store, FakeFrontend())
+    try:
+        [resumed] = await restarted.recover()
+        assert resumed.game_id == session.game_id
+        assert resumed.table.seats[2].agent == "random"
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        assert any("game 1" in w and "seat 2" in w for w in warnings), warnings
+        await asyncio.wait_for(resumed.wait(), 60)
+        assert resumed.game.is_over and resumed.failure is None
+    finally:
+        await restarted.shutdown()
+        await store.close()
