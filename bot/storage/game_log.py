@@ -327,7 +327,7 @@ class GameLog:
             row = await _one(tx, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
             if row is None:
                 raise StorageError(f"No game #{game_id}.")
-            return await _stored_game(tx, row)
+            return await _stored_game(tx, row, self._clock())
 
     async def unfinished_games(self, scope: GameScope | None = None) -> list[StoredGame]:
         """Every running or paused game in `scope` (default: all), oldest first: what
@@ -338,6 +338,7 @@ class GameLog:
         """
         games: list[StoredGame] = []
         damaged: list[GameDamaged] = []
+        now = self._clock()
         async with self._driver.read() as tx:
             rows = await tx.all(
                 f"SELECT {_GAME_COLUMNS} FROM games WHERE status IN ('running', 'paused')"
@@ -347,7 +348,7 @@ class GameLog:
                 if scope is not None and not scope.owns(row["guild_id"], row["channel_id"]):
                     continue
                 try:
-                    games.append(await _stored_game(tx, row))
+                    games.append(await _stored_game(tx, row, now))
                 except GameDamaged as exc:
                     damaged.append(exc)
         for fault in damaged:
@@ -386,8 +387,9 @@ async def _require_game(tx: Tx, game_id: int) -> None:
         raise StorageError(f"No game #{game_id}.")
 
 
-async def _stored_game(tx: Tx, row: Any) -> StoredGame:
-    """The game of a `games` row, or `GameDamaged` naming the part that does not read."""
+async def _stored_game(tx: Tx, row: Any, now: float) -> StoredGame:
+    """The game of a `games` row, or `GameDamaged` naming the part that does not read;
+    `now` bounds its deadline."""
     game_id = int(row["id"])
     seat_rows = await tx.all(
         "SELECT seat, name, user_id, agent, role FROM seats WHERE game_id = ? ORDER BY seat",
@@ -396,4 +398,4 @@ async def _stored_game(tx: Tx, row: Any) -> StoredGame:
     action_rows = await tx.all(
         "SELECT seq, action FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
     )
-    return read_back(game_id, row, seat_rows, action_rows)
+    return read_back(game_id, row, seat_rows, action_rows, now)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,9 @@ from ..errors import BotError
 from ..ratings import Rating
 
 log = logging.getLogger("bot.storage")
+
+# A stored deadline further ahead than this is damage: no timer comes near a day.
+MAX_DEADLINE_AHEAD_S = 86_400.0
 
 STATUSES = ("running", "paused", "finished", "cancelled", "abandoned", "damaged")
 _INT64 = (-(2**63), 2**63 - 1)  # SQLite INTEGER and PostgreSQL BIGINT: seeds and ids must fit
@@ -263,10 +267,12 @@ def read_back(
     row: Any,
     seat_rows: Sequence[Any],
     action_rows: Sequence[Any],
+    now: float,
 ) -> StoredGame:
     """Parse a stored game part by part. A part that does not read raises `GameDamaged`
     naming the part (a column, an action's index, a seat) and the exception's type, never
-    the value: a damaged action or seat may hold a hand, a vote or a role."""
+    the value: a damaged action or seat may hold a hand, a vote or a role. `now` (epoch
+    seconds) bounds the stored deadline."""
     try:
         where = "players"
         players = _integer(row["players"])
@@ -321,7 +327,7 @@ def read_back(
         record=GameRecord(players, seed, variant, actions),
         seats=tuple(seats),
         options=options,
-        deadline=row["deadline"] if isinstance(row["deadline"], int | float) else None,
+        deadline=_deadline(game_id, row["deadline"], now),
         created_at=row["created_at"],
         finished_at=row["finished_at"],
         winner=winner,
@@ -330,6 +336,22 @@ def read_back(
         session_state=_session_state(game_id, row["session_state"]),
         pause_reason=row["pause_reason"],
     )
+
+
+def _deadline(game_id: int, value: object, now: float) -> float | None:
+    """The pending decision's stored deadline. One that is not a finite number reads as
+    none stored (the decision gets a fresh timer); one more than a day ahead is clamped
+    to a day: either would never time the human out, and a front-end cannot show it."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not math.isfinite(value):
+        log.warning("game %d: column deadline is not finite; read as none stored", game_id)
+        return None
+    latest = now + MAX_DEADLINE_AHEAD_S
+    if value > latest:
+        log.warning("game %d: column deadline is more than a day ahead; clamped", game_id)
+        return latest
+    return float(value)
 
 
 def _integer(value: object) -> int:

@@ -342,3 +342,47 @@ async def test_a_seat_stored_with_no_player_and_no_agent_is_played_by_the_substi
     finally:
         await restarted.shutdown()
         await store.close()
+
+
+@pytest.mark.parametrize(
+    ("stored", "expected"),
+    [("1e999", 1_000_120.0), ("-1e999", 1_000_120.0), ("1e15", 1_086_400.0)],
+    ids=["infinite", "minus infinite", "in 30 million years"],
+)
+async def test_a_deadline_not_finite_or_absurdly_far_is_read_as_fresh_or_clamped(
+    db_dir: Path, caplog: pytest.LogCaptureFixture, stored: str, expected: float
+) -> None:
+    """A damaged deadline used to resume as stored: an infinite or far one never timed
+    the human out (and `int(inf)` fails on Discord's timestamps). Now one that is not
+    finite reads as none stored (the decision gets a fresh timer), and one more than a
+    day ahead is clamped to a day, each with a warning naming the game and the column."""
+    now = [1_000_000.0]
+    timers = Timers(nominate=120, vote=90, policy=90, power=120, claim=20, grace=30)
+    options = SessionOptions(timers=timers, substitute="selfish")
+    path = db_dir / "deadline.db"
+    store = await Storage.open(path, clock=lambda: now[0])
+    manager = SessionManager(store, FakeFrontend(), clock=lambda: now[0])
+    session = await manager.create(members(5), seed=5, options=options)
+    president = session.game.president
+    await until(lambda: bool(session.open_prompts(president)))
+    await manager.shutdown()
+    await store.close()
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        raw.execute(f"UPDATE games SET deadline = {stored} WHERE id = ?", (session.game_id,))
+        raw.commit()
+
+    caplog.set_level(logging.INFO, logger="bot")
+    store = await Storage.open(path, clock=lambda: now[0])
+    restarted = SessionManager(store, FakeFrontend(), clock=lambda: now[0])
+    try:
+        read = (await store.load_game(session.game_id)).deadline
+        assert read == (None if "999" in stored else expected)
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        assert any(f"game {session.game_id}" in w and "deadline" in w for w in warnings)
+        [resumed] = await restarted.recover()
+        await until(lambda: bool(resumed.open_prompts(president)))
+        [prompt] = resumed.open_prompts(president)
+        assert prompt.kind is PromptKind.ACTION and prompt.deadline == expected
+    finally:
+        await restarted.shutdown()
+        await store.close()
