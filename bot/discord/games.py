@@ -671,9 +671,16 @@ def _open_claim(session: GameSession, seat: int, prompt_id: str) -> bool:
 
 
 def _host_of(stored: StoredGame) -> int | None:
-    """The member who started a stored game (its lobby's host, or the /demo caller)."""
+    """The member who started a stored game (its lobby's host, or the /demo caller), or
+    None: no host, or one that does not read (damaged; logged), so that the game still
+    resumes and Manage Server can steer it, instead of every start and command failing."""
     host = stored.options.get("host_id")
-    return int(host) if host is not None else None
+    if host is None:
+        return None
+    if isinstance(host, bool) or not isinstance(host, int):
+        log.warning("game %d: option host_id does not read; no host", stored.id)
+        return None
+    return host
 
 
 def _humans(session: GameSession) -> set[int]:

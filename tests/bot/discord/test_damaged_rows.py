@@ -1,0 +1,92 @@
+"""Damaged database rows on Discord, through discord.py's real dispatch: a game whose
+stored host does not read, and game times that do not read in /history."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.discord import texts
+from bot.discord.games import DiscordGames
+from bot.storage import StoredGame
+
+from .driver import Driver
+from .harness import Harness, told
+from .test_game_flow import FAST, open_table, reveal_posted, start_game
+
+
+@pytest.fixture
+async def table(tmp_path: Path) -> AsyncIterator[Harness]:
+    async with open_table(tmp_path, FAST) as h:
+        yield h
+
+
+async def damage(table: Harness, statement: str, *params: object) -> None:
+    """Edit the database as another program (or a failing disk) would: raw SQL, on the
+    bot's own connection (another one would wait on the bot's lock, blocking the loop
+    the bot needs to release it)."""
+    async with table.storage.driver.write() as tx:
+        await tx.all(statement, params)
+
+
+BAD_HOST = "UPDATE games SET options = json_set(options, '$.host_id', 'abc') WHERE id = ?"
+
+
+def host_warnings(table: Harness, game_id: int) -> list[str]:
+    """The bot's warnings about an unreadable host of `game_id`."""
+    lines = [r.getMessage() for r in table.log.records if r.levelno == logging.WARNING]
+    return [line for line in lines if f"game {game_id}" in line and "host_id" in line]
+
+
+# --- a stored host id that does not read ----------------------------------------------
+
+
+async def test_a_game_whose_stored_host_does_not_read_resumes_at_a_restart(
+    table: Harness,
+) -> None:
+    """`int("abc")` used to fail the game's restore: it was stranded, /resume and /cancel
+    answered "Something went wrong" and no new game could open in the channel. Now the
+    host reads as unknown (a warning names the game and the column) and the game goes
+    on."""
+    alice, bob = table.members[:2]
+    game_id = await start_game(table, [alice, bob], players=5)
+    driver = Driver(table, [alice, bob], seed=11)
+    await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
+    await damage(table, BAD_HOST, game_id)
+    table.expect_warning("host_id")
+
+    await table.restart()
+    assert table.bot.games.manager.get(game_id) is not None  # resumed, not stranded
+    assert (await table.storage.load_game(game_id)).status == "running"
+    assert len(host_warnings(table, game_id)) == 1
+    await driver.play(until=lambda: reveal_posted(table))
+    assert (await table.storage.load_game(game_id)).status == "finished"
+
+
+async def test_resume_and_cancel_of_a_stranded_game_whose_host_does_not_read_answer(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game stranded for another reason, whose host does not read: /resume and /cancel
+    read the host before any handler, and answered "Something went wrong". Now nobody
+    is its host: they answer that only a host (or Manage Server) may."""
+    alice, bob = table.members[:2]
+    game_id = await start_game(table, [alice, bob], players=5)
+    await damage(table, BAD_HOST, game_id)
+    table.expect_error("cannot be resumed (RuntimeError at ")
+
+    def broken(games: DiscordGames, game: StoredGame) -> object:
+        raise RuntimeError("a fault of this code")
+
+    monkeypatch.setattr(DiscordGames, "_remember", broken)
+    table.expect_warning("host_id")
+    await table.restart()
+    assert table.bot.games.game_in(table.channel.id) == game_id  # stranded here
+
+    resumed = await alice.slash(table.channel, "resume")
+    assert told(resumed) == texts.RESUME_RIGHTS
+    cancelled = await alice.slash(table.channel, "cancel")
+    assert told(cancelled) == texts.CANCEL_RIGHTS
+    assert (await table.storage.load_game(game_id)).status == "paused"
