@@ -92,9 +92,7 @@ def history_embed(games: list[GameSummary]) -> discord.Embed:
             id=g.id,
             players=g.players,
             outcome=outcome(g),
-            when=discord.utils.format_dt(
-                datetime.fromtimestamp(g.finished_at or g.created_at, tz=UTC), "R"
-            ),
+            when=_when(g.finished_at or g.created_at),
         )
         for g in games
     ]
@@ -103,6 +101,17 @@ def history_embed(games: list[GameSummary]) -> discord.Embed:
         description="\n".join(lines) or texts.HISTORY_EMPTY,
         colour=INFO_COLOUR,
     )
+
+
+def _when(at: object) -> str:
+    """A game's time as a Discord relative time, or "?" if the stored value is not a
+    date (damaged): one such game must not fail the whole list."""
+    if isinstance(at, bool) or not isinstance(at, int | float):
+        return "?"
+    try:
+        return discord.utils.format_dt(datetime.fromtimestamp(at, tz=UTC), "R")
+    except (ValueError, OverflowError, OSError):  # NaN, infinite, or beyond the calendar
+        return "?"
 
 
 def stats_embed(name: str, stats: PlayerStats) -> discord.Embed:

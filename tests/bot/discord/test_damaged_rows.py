@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.discord import texts
+from bot.discord import info, texts
 from bot.discord.games import DiscordGames
-from bot.storage import StoredGame
+from bot.storage import GameSummary, SeatRecord, StoredGame
+from engine import STANDARD
 
 from .driver import Driver
-from .harness import Harness, told
+from .harness import Harness, embed_text, public_followup, told
 from .test_game_flow import FAST, open_table, reveal_posted, start_game
 
 
@@ -90,3 +91,49 @@ async def test_resume_and_cancel_of_a_stranded_game_whose_host_does_not_read_ans
     cancelled = await alice.slash(table.channel, "cancel")
     assert told(cancelled) == texts.CANCEL_RIGHTS
     assert (await table.storage.load_game(game_id)).status == "paused"
+
+
+# --- game times that do not read, in /history -----------------------------------------
+
+
+async def stored_game(table: Harness) -> int:
+    """A cancelled game of the table's server, stored without the bot running it."""
+    game_id = await table.storage.create_game(
+        players=5,
+        variant=STANDARD,
+        seed=1,
+        seats=[SeatRecord(s, f"p{s}", None, "random") for s in range(5)],
+        options={},
+        guild_id=table.guild.id,
+    )
+    await table.storage.finish_game(
+        game_id, status="cancelled", winner=None, reason=None, roles=None
+    )
+    return game_id
+
+
+async def test_history_lists_every_game_though_some_times_do_not_read(table: Harness) -> None:
+    """A time stored as text, or too far to be a date, made `datetime.fromtimestamp`
+    raise while the list was built: /history failed, hiding every game of the server.
+    Now such a time shows as "?" and the other games list as before."""
+    alice = table.members[0]
+    text_time, far_time, infinite, healthy = [await stored_game(table) for _ in range(4)]
+    await damage(
+        table, "UPDATE games SET created_at = 'x', finished_at = NULL WHERE id = ?", text_time
+    )
+    await damage(table, "UPDATE games SET finished_at = 1e20 WHERE id = ?", far_time)
+    await damage(table, "UPDATE games SET finished_at = 1e999 WHERE id = ?", infinite)
+
+    shown = await alice.slash(table.channel, "history")
+    lines = embed_text(public_followup(shown)).splitlines()
+    for game_id in (text_time, far_time, infinite):
+        [line] = [line for line in lines if line.startswith(f"`#{game_id}`")]
+        assert line.endswith(" · ?"), line
+    [line] = [line for line in lines if line.startswith(f"`#{healthy}`")]
+    assert line.endswith(":R>"), line  # a Discord relative time, as before
+
+
+@pytest.mark.parametrize("when", [float("nan"), float("inf"), -1e20, 1e20, "x", None], ids=repr)
+def test_a_game_time_that_does_not_read_shows_as_a_question_mark(when: object) -> None:
+    game = GameSummary(1, 2, 3, 5, "cancelled", None, None, when, None)  # type: ignore[arg-type]
+    assert info.history_embed([game]).description == "`#1` 5 players · cancelled · ?"
