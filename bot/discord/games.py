@@ -49,6 +49,7 @@ from .replies import acknowledge, announce, answer
 log = logging.getLogger(__name__)
 
 DEMO_PACE = {"fast": 0.5, "normal": 2.0, "slow": 4.0}  # seconds between demo messages
+MAX_PACE_S = 60.0  # a stored pace beyond this is damage, not a choice
 DEMO_COOLDOWN_S = 120.0  # a channel starts at most one demo this often
 DEMO_LIMIT = 2  # demo games running at once in one server
 
@@ -132,7 +133,7 @@ class DiscordGames:
         """Recovery callback: restore a stored game's Discord details."""
         meta = self._meta_of(stored.id)
         meta.host_id = _host_of(stored)
-        meta.pace = float(stored.options.get("pace", 0.0))
+        meta.pace = _pace_of(stored)
         meta.demo = bool(stored.options.get("demo", False))
         if meta.pace:
             self.frontend.set_pace(stored.id, meta.pace)
@@ -681,6 +682,20 @@ def _host_of(stored: StoredGame) -> int | None:
         log.warning("game %d: option host_id does not read; no host", stored.id)
         return None
     return host
+
+
+def _pace_of(stored: StoredGame) -> float:
+    """A stored demo game's pace (seconds after each public message), or 0 (none): no
+    pace, or one that does not read (damaged; logged), so that the game still resumes
+    and no endless pause holds it."""
+    pace = stored.options.get("pace", 0.0)
+    if pace is None:
+        return 0.0
+    readable = isinstance(pace, int | float) and not isinstance(pace, bool)
+    if not readable or not 0.0 <= pace <= MAX_PACE_S:
+        log.warning("game %d: option pace does not read; no pace", stored.id)
+        return 0.0
+    return float(pace)
 
 
 def _humans(session: GameSession) -> set[int]:

@@ -137,3 +137,29 @@ async def test_history_lists_every_game_though_some_times_do_not_read(table: Har
 def test_a_game_time_that_does_not_read_shows_as_a_question_mark(when: object) -> None:
     game = GameSummary(1, 2, 3, 5, "cancelled", None, None, when, None)  # type: ignore[arg-type]
     assert info.history_embed([game]).description == "`#1` 5 players · cancelled · ?"
+
+
+# --- a stored demo pace that does not read --------------------------------------------
+
+
+@pytest.mark.parametrize("pace", ["'fast'", "'Infinity'", "1e308", "-5"])
+async def test_a_game_whose_stored_pace_does_not_read_resumes_unpaced(
+    table: Harness, pace: str
+) -> None:
+    """`float("fast")` failed the game's restore like a damaged host (stranded), and
+    `float("Infinity")` would have held the game for ever after each public message.
+    A pace that does not read is none (a warning names the game and the column)."""
+    alice, bob = table.members[:2]
+    game_id = await start_game(table, [alice, bob], players=5)
+    driver = Driver(table, [alice, bob], seed=11)
+    await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
+    await damage(
+        table,
+        f"UPDATE games SET options = json_set(options, '$.pace', {pace}) WHERE id = ?",
+        game_id,
+    )
+    table.expect_warning("option pace")
+    await table.restart()
+    assert table.bot.games.manager.get(game_id) is not None  # resumed, not stranded
+    await driver.play(until=lambda: reveal_posted(table))
+    assert (await table.storage.load_game(game_id)).status == "finished"
