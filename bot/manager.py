@@ -109,6 +109,10 @@ class SessionManager:
                 return stored
         return None
 
+    def is_stranded(self, game_id: int) -> bool:
+        """Whether the game is stranded here (see `stranded_in`)."""
+        return game_id in self._stranded
+
     def games_of(self, user_id: int) -> list[GameSession]:
         """Running games in which `user_id` holds a seat."""
         return [s for s in self._sessions.values() if s.table.seat_of(user_id) is not None]

@@ -27,7 +27,7 @@ from ..config import Config
 from ..manager import Member, SessionManager
 from ..ports import REFUSALS, Frontend, Prompt, PromptKind
 from ..session import GameSession, SessionOptions
-from ..storage import StorageError, StoredGame
+from ..storage import GameDamaged, StorageError, StoredGame
 from ..table_talk import TalkUnavailable
 from ..timers import Timers
 from . import texts
@@ -50,6 +50,14 @@ log = logging.getLogger(__name__)
 
 DEMO_PACE = {"fast": 0.5, "normal": 2.0, "slow": 4.0}  # seconds between demo messages
 MAX_PACE_S = 60.0  # a stored pace beyond this is damage, not a choice
+# What a click on a game no session holds is told, by the game's stored status.
+_WHY_NOT_RUNNING = {
+    "finished": texts.GAME_OVER,
+    "cancelled": texts.GAME_CANCELLED,
+    "paused": texts.GAME_PAUSED,
+    "abandoned": texts.GAME_ABANDONED,
+    "damaged": texts.GAME_DAMAGED,
+}
 DEMO_COOLDOWN_S = 120.0  # a channel starts at most one demo this often
 DEMO_LIMIT = 2  # demo games running at once in one server
 
@@ -324,17 +332,15 @@ class DiscordGames:
             await self._choose(interaction, session, seat, cid)
 
     async def _why_not_running(self, game_id: int) -> str:
+        if self.manager.is_stranded(game_id):
+            return texts.GAME_PAUSED  # whatever its row says (the pause may not be stored)
         try:
             stored = await self.manager.store.load_game(game_id)
+        except GameDamaged:
+            return texts.GAME_DAMAGED
         except StorageError:
             return texts.GAME_NOT_RUNNING
-        if stored.status == "finished":
-            return texts.GAME_OVER
-        if stored.status == "cancelled":
-            return texts.GAME_CANCELLED
-        if stored.status == "paused":
-            return texts.GAME_PAUSED
-        return texts.GAME_NOT_RUNNING
+        return _WHY_NOT_RUNNING.get(stored.status, texts.GAME_NOT_RUNNING)
 
     async def _open_hand(
         self, interaction: discord.Interaction, session: GameSession, seat: int, cid: ComponentId

@@ -78,6 +78,10 @@ def outcome(game: GameSummary) -> str:
         return texts.OUTCOME_RUNNING
     if game.status == "paused":
         return texts.OUTCOME_PAUSED
+    if game.status == "abandoned":
+        return texts.OUTCOME_ABANDONED
+    if game.status == "damaged":
+        return texts.OUTCOME_DAMAGED
     if game.status == "cancelled" or game.winner is None:
         return texts.OUTCOME_CANCELLED
     winner = "Liberals" if game.winner == "liberal" else "Fascists"

@@ -130,6 +130,8 @@ HISTORY_LINE = "`#{id}` {players} players · {outcome} · {when}"
 OUTCOME_RUNNING = "in progress"
 OUTCOME_CANCELLED = "cancelled"
 OUTCOME_PAUSED = "paused"
+OUTCOME_ABANDONED = "abandoned (the bot could no longer show it)"
+OUTCOME_DAMAGED = "not restored (its stored record is damaged)"
 OUTCOME_WON = "{winner} won ({reason})"
 REASONS = {
     "five_liberal": "five Liberal policies",
@@ -247,6 +249,13 @@ DEAD = "You are dead: the dead take no part in the game."
 GAME_OVER = "This game is over."
 GAME_CANCELLED = "This game was cancelled."
 GAME_NOT_RUNNING = "This game is not running any more."
+GAME_DAMAGED = (
+    "This game could not be restored after a restart: its stored record is damaged, so it"
+    " ended without a result. Start a new one with /newgame."
+)
+GAME_ABANDONED = (
+    "This game was abandoned: the bot could no longer show it here. Start a new one with /newgame."
+)
 GAME_PAUSED = (
     "This game is paused because of an internal error. The host or a member with Manage "
     "Server can type /resume to carry on, or /cancel to end it."

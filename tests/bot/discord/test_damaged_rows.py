@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,8 @@ from bot.discord.games import DiscordGames
 from bot.storage import GameSummary, SeatRecord, StoredGame
 from engine import STANDARD
 
-from .driver import Driver
-from .harness import Harness, embed_text, public_followup, told
+from .driver import Driver, components
+from .harness import Harness, embed_text, forge_click, public_followup, told
 from .test_game_flow import FAST, open_table, reveal_posted, start_game
 
 
@@ -163,3 +164,51 @@ async def test_a_game_whose_stored_pace_does_not_read_resumes_unpaced(
     assert table.bot.games.manager.get(game_id) is not None  # resumed, not stranded
     await driver.play(until=lambda: reveal_posted(table))
     assert (await table.storage.load_game(game_id)).status == "finished"
+
+
+# --- a game set aside at a restart ---------------------------------------------------
+
+
+async def test_a_game_set_aside_as_damaged_says_so_to_clicks_and_in_history(
+    table: Harness,
+) -> None:
+    """A game whose record no longer reads is set aside at the restart. Its members'
+    buttons answered "not running any more" and /history listed it as cancelled: now
+    both say it could not be restored."""
+    alice, bob = table.members[:2]
+    game_id = await start_game(table, [alice, bob], players=5)
+    driver = Driver(table, [alice, bob], seed=11)
+    await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
+    message, custom_id = next(
+        (m, c["custom_id"])
+        for m in table.channel_messages()
+        for c in components(m)
+        if c.get("custom_id", "").startswith(f"sh:v1:{game_id}:")
+    )
+    stored = await table.storage.load_game(game_id)
+    await damage(
+        table,
+        "INSERT INTO actions (game_id, seq, action, at) VALUES (?, ?, 'fascist{', 0)",
+        game_id,
+        len(stored.record.actions),
+    )
+    table.expect_error("is damaged")
+    await table.restart()
+    assert table.bot.games.manager.get(game_id) is None  # set aside
+
+    clicked = await forge_click(table, bob, message, custom_id)
+    assert told(clicked) == texts.GAME_DAMAGED
+    history = await alice.slash(table.channel, "history")
+    line = next(
+        line for line in embed_text(public_followup(history)).splitlines() if f"#{game_id}" in line
+    )
+    assert texts.OUTCOME_DAMAGED in line
+
+
+def test_every_way_a_game_ends_has_its_own_words_in_history() -> None:
+    base = GameSummary(1, 1, 2, 5, "running", None, None, 0.0, None)
+    seen = {
+        info.outcome(replace(base, status=status))
+        for status in ("running", "paused", "cancelled", "abandoned", "damaged")
+    }
+    assert len(seen) == 5
