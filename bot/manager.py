@@ -39,6 +39,7 @@ from .storage import (
     GameDamaged,
     GameScope,
     SeatRecord,
+    SetAside,
     ShardLease,
     Storage,
     StorageError,
@@ -86,6 +87,9 @@ class SessionManager:
         self._claim: ShardLease | None = None  # this process's shards of the database
         # Paused games that no session holds: their resume failed at this start.
         self._stranded: dict[int, StoredGame] = {}
+        # Games recovery set aside as damaged, until their tables are told (the bot
+        # takes them: `DiscordGames.start`).
+        self.set_aside: list[SetAside] = []
         self._resumes: dict[int, _Resuming] = {}  # games being resumed now
 
     # --- lookup -------------------------------------------------------------------------
@@ -217,7 +221,8 @@ class SessionManager:
         that does not read back or replay is marked damaged (with its reason, never a
         secret) and never resumed again; any other game that fails to resume is stored
         paused with its cause and kept stranded (`stranded_in`): a host can /resume or
-        /cancel it, the next start tries again. Either way the other games resume.
+        /cancel it, the next start tries again. Either way the other games resume. The
+        games set aside as damaged are kept in `set_aside`, for their tables to be told.
         """
         if scope is not None and self._claim is None:
             # A database server claims on the store's own session (PostgreSQL advisory
@@ -225,17 +230,17 @@ class SessionManager:
             lease = await self.store.claim_shards(scope)
             self._claim = lease or ShardClaim.take(self.store.path, scope)
         resumed = []
-        for stored in await self.store.unfinished_games(scope):
+        for stored in await self.store.unfinished_games(scope, set_aside=self.set_aside):
             if stored.id in self._sessions:
                 continue
             try:
                 frontend = frontend_for(stored) if frontend_for else None
                 session = self.resume(stored, frontend)
             except RecordError as exc:
-                await self._damaged(stored.id, _replay_fault(exc))
+                await self._damaged(stored, _replay_fault(exc))
                 continue
             except GameDamaged as exc:  # its options do not read: no start would mend them
-                await self._damaged(stored.id, exc.reason)
+                await self._damaged(stored, exc.reason)
                 continue
             except Exception as exc:
                 # Not damaged: the fault may be this code's, and the next start tries
@@ -279,11 +284,13 @@ class SessionManager:
         del self._stranded[game_id]
         log.info("game %d (stranded) cancelled", game_id)
 
-    async def _damaged(self, game_id: int, reason: str) -> None:
+    async def _damaged(self, stored: StoredGame, reason: str) -> None:
         try:
-            await self.store.mark_damaged(game_id, reason)  # logs it
+            await self.store.mark_damaged(stored.id, reason)  # logs it
         except StorageError as exc:
-            log.error("game %d is damaged (%s), not marked (%s)", game_id, reason, exc)
+            log.error("game %d is damaged (%s), not marked (%s)", stored.id, reason, exc)
+            return
+        self.set_aside.append(SetAside(stored.id, stored.guild_id, stored.channel_id, reason))
 
     async def resume_paused(self, game_id: int) -> GameSession:
         """Carry on a paused game: rebuild its session from storage (as a restart does,

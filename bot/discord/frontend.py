@@ -865,6 +865,11 @@ class DiscordFrontend:
         """The round message showing the call filed under `key`, if any."""
         return next((r for r in self.state(table.game_id).rounds() if key in r.calls), None)
 
+    async def announce(self, table: Table, text: str) -> None:
+        """A message of the bot's own in a game's channel, outside the game's flow (a
+        game set aside at a restart); raises `DeliveryError` if it cannot be shown."""
+        await self._post_text(table, text)
+
     async def _post_text(self, table: Table, text: str) -> None:
         """`text` in as many messages as it needs."""
         for part in chunks(text, MAX_CONTENT):

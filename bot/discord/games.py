@@ -11,6 +11,7 @@ database does.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -25,9 +26,9 @@ from .. import notices
 from ..agent_port import AgentPort, ai_service
 from ..config import Config
 from ..manager import Member, SessionManager
-from ..ports import REFUSALS, Frontend, Prompt, PromptKind
+from ..ports import REFUSALS, DeliveryError, Frontend, Prompt, PromptKind, Table
 from ..session import GameSession, SessionOptions
-from ..storage import GameDamaged, StorageError, StoredGame
+from ..storage import GameDamaged, SetAside, StorageError, StoredGame
 from ..table_talk import TalkUnavailable
 from ..timers import Timers
 from . import texts
@@ -91,6 +92,7 @@ class DiscordGames:
         self._frontend: DiscordFrontend | None = None
         self._meta: dict[int, _Meta] = {}
         self._demo_started: dict[int, float] = {}  # channel id -> when its last demo began
+        self._telling: set[asyncio.Task[None]] = set()  # notices of games set aside
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -127,9 +129,27 @@ class DiscordGames:
         scope = self.config.game_scope  # its shards' games, never the terminal's
         resumed = await manager.recover(frontend_for=self._remember, scope=scope)
         log.info("resumed %d unfinished game(s)", len(resumed))
+        for lost in manager.set_aside:  # told in the background: Discord may be slow
+            task = asyncio.create_task(self._tell_set_aside(self._frontend, lost))
+            self._telling.add(task)
+            task.add_done_callback(self._telling.discard)
+        manager.set_aside.clear()
+
+    async def _tell_set_aside(self, frontend: DiscordFrontend, lost: SetAside) -> None:
+        """Tell a table that its game was set aside as damaged (best effort: logged)."""
+        if lost.channel_id is None:
+            return
+        table = Table(lost.game_id, (), lost.guild_id, lost.channel_id)
+        notice = texts.SET_ASIDE.format(game_id=lost.game_id, reason=lost.reason)
+        try:
+            await frontend.announce(table, notice)
+        except DeliveryError as exc:  # the channel is gone, or the bot may not post there
+            log.warning("game %d: its table was not told it was set aside (%s)", lost.game_id, exc)
 
     async def stop(self) -> None:
         """Stop every session (each resumes on the next start), then the AI workers."""
+        for task in self._telling:
+            task.cancel()
         if self._manager is not None:
             await self._manager.shutdown()
         if self._frontend is not None:

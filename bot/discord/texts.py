@@ -253,6 +253,10 @@ GAME_DAMAGED = (
     "This game could not be restored after a restart: its stored record is damaged, so it"
     " ended without a result. Start a new one with /newgame."
 )
+SET_ASIDE = (
+    "Game #{game_id} could not be restored after the bot restarted: its stored record is"
+    " damaged ({reason}). It has ended without a result. Start a new one with /newgame."
+)
 GAME_ABANDONED = (
     "This game was abandoned: the bot could no longer show it here. Start a new one with /newgame."
 )

@@ -33,6 +33,7 @@ from .records import (
     ReadOnlyDatabase,
     SeatChange,
     SeatRecord,
+    SetAside,
     ShardsLost,
     ShownMessage,
     StorageError,
@@ -67,6 +68,7 @@ __all__ = [
     "ShownMessage",
     "Storage",
     "StorageError",
+    "SetAside",
     "StoredGame",
     "is_database_url",
 ]

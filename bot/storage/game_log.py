@@ -25,6 +25,7 @@ from .records import (
     GameScope,
     SeatChange,
     SeatRecord,
+    SetAside,
     ShownMessage,
     StorageError,
     StoredGame,
@@ -329,15 +330,18 @@ class GameLog:
                 raise StorageError(f"No game #{game_id}.")
             return await _stored_game(tx, row, self._clock())
 
-    async def unfinished_games(self, scope: GameScope | None = None) -> list[StoredGame]:
+    async def unfinished_games(
+        self, scope: GameScope | None = None, *, set_aside: list[SetAside] | None = None
+    ) -> list[StoredGame]:
         """Every running or paused game in `scope` (default: all), oldest first: what
         restart recovery resumes (a restart may have fixed what paused a game).
 
         A game that does not read back is isolated: marked damaged with its reason (see
-        `mark_damaged`), left out, and never returned again; the others come back.
+        `mark_damaged`), left out, and never returned again; the others come back. Each
+        one marked is added to `set_aside`, if given, so that its table can be told.
         """
         games: list[StoredGame] = []
-        damaged: list[GameDamaged] = []
+        damaged: list[tuple[GameDamaged, Any, Any]] = []
         now = self._clock()
         async with self._driver.read() as tx:
             rows = await tx.all(
@@ -350,12 +354,23 @@ class GameLog:
                 try:
                     games.append(await _stored_game(tx, row, now))
                 except GameDamaged as exc:
-                    damaged.append(exc)
-        for fault in damaged:
+                    damaged.append((exc, row["guild_id"], row["channel_id"]))
+        for fault, guild_id, channel_id in damaged:
             try:
                 await self.mark_damaged(fault.game_id, fault.reason)
             except StorageError as error:  # skipped all the same; the next start tries again
                 log.error("game %d: could not be marked damaged (%s)", fault.game_id, error)
+                continue
+            if set_aside is not None:
+                # The place only if it reads: it is told, and a damaged one is nobody's.
+                set_aside.append(
+                    SetAside(
+                        fault.game_id,
+                        _int_or_none(guild_id),
+                        _int_or_none(channel_id),
+                        fault.reason,
+                    )
+                )
         return games
 
     async def mark_damaged(self, game_id: int, reason: str) -> None:
@@ -375,6 +390,11 @@ class GameLog:
                 (game_id,),
             )
         return [SeatChange(*row) for row in rows]
+
+
+def _int_or_none(value: Any) -> int | None:
+    """A column that should hold an id: the id, or None if it holds anything else."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 async def _one(tx: Tx, sql: str, params: Params = ()) -> Any:

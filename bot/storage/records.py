@@ -119,6 +119,18 @@ class ShownMessage:
 
 
 @dataclass(frozen=True, slots=True)
+class SetAside:
+    """A game restart recovery set aside as damaged: where it was played, and what does
+    not read (a column, an action's index and an exception type, never a stored value),
+    so that its table can be told."""
+
+    game_id: int
+    guild_id: int | None
+    channel_id: int | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class StoredGame:
     """A game as stored: `record.replay()` rebuilds the identical `engine.Game`."""
 

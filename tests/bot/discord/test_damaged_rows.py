@@ -16,7 +16,7 @@ from bot.storage import GameSummary, SeatRecord, StoredGame
 from engine import STANDARD
 
 from .driver import Driver, components
-from .harness import Harness, embed_text, forge_click, public_followup, told
+from .harness import Harness, embed_text, forge_click, public_followup, text, told
 from .test_game_flow import FAST, open_table, reveal_posted, start_game
 
 
@@ -185,16 +185,23 @@ async def test_a_game_set_aside_as_damaged_says_so_to_clicks_and_in_history(
         for c in components(m)
         if c.get("custom_id", "").startswith(f"sh:v1:{game_id}:")
     )
-    stored = await table.storage.load_game(game_id)
+    # A record that no longer reads: an action far beyond the game's, not JSON (the
+    # game goes on meanwhile, so no index near its own is free for long).
     await damage(
         table,
-        "INSERT INTO actions (game_id, seq, action, at) VALUES (?, ?, 'fascist{', 0)",
+        "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 999, 'fascist{', 0)",
         game_id,
-        len(stored.record.actions),
     )
     table.expect_error("is damaged")
+    before = len(table.channel_messages())
     await table.restart()
     assert table.bot.games.manager.get(game_id) is None  # set aside
+    # The table is told, without being asked: its game is over, and why in general terms.
+    notice = texts.SET_ASIDE.format(game_id=game_id, reason="").split(" (")[0]
+    await table.until(
+        lambda: any(text(m).startswith(notice) for m in table.channel_messages()[before:]),
+        what="the set-aside notice",
+    )
 
     clicked = await forge_click(table, bob, message, custom_id)
     assert told(clicked) == texts.GAME_DAMAGED
