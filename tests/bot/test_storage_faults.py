@@ -311,7 +311,7 @@ async def test_a_record_that_does_not_replay_is_marked_damaged_and_the_others_re
         resumed = await manager.recover()
         assert sorted(s.game_id for s in resumed) == [1, 3]
         [lost] = manager.set_aside  # for its table to be told
-        assert lost.game_id == 2 and where in lost.reason
+        assert lost.game_id == 2 and "replay" in lost.reason
         await manager.shutdown()
         lines = [r.getMessage() for r in caplog.records if "game 2" in r.getMessage()]
         assert len(lines) == 1 and "damaged" in lines[0] and "replay" in lines[0], lines
