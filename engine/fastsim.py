@@ -223,6 +223,41 @@ def _seating(alive: Sequence[bool]) -> _Seating:
     return seating
 
 
+# FastGame's fields, named once: its `__slots__`, and what `clone` must copy (a test
+# holds `clone` to the list). A module constant, not only `__slots__`: compiled with
+# mypyc (see setup.py) the class keeps no `__slots__` attribute at run time.
+FIELDS = (
+    "_chance",
+    "_pile",
+    "_reshuffle_seed",
+    "_rng",
+    "_seating",
+    "_table",
+    "_top",
+    "alive",
+    "chancellor",
+    "discard_fascist",
+    "discard_liberal",
+    "election_tracker",
+    "fascist_policies",
+    "hand_fascists",
+    "hitler",
+    "investigated_mask",
+    "last_chancellor",
+    "last_president",
+    "liberal_policies",
+    "phase",
+    "players",
+    "president",
+    "reason",
+    "roles",
+    "special_election_caller",
+    "variant",
+    "veto_refused",
+    "votes",
+)
+
+
 class FastGame:
     """The full hidden state of one game in plain ints and lists, and a random playout.
 
@@ -232,36 +267,7 @@ class FastGame:
     tiles in it (3 tiles during DISCARD, 2 during ENACT and VETO_REPLY).
     """
 
-    __slots__ = (
-        "_chance",
-        "_pile",
-        "_reshuffle_seed",
-        "_rng",
-        "_seating",
-        "_table",
-        "_top",
-        "alive",
-        "chancellor",
-        "discard_fascist",
-        "discard_liberal",
-        "election_tracker",
-        "fascist_policies",
-        "hand_fascists",
-        "hitler",
-        "investigated_mask",
-        "last_chancellor",
-        "last_president",
-        "liberal_policies",
-        "phase",
-        "players",
-        "president",
-        "reason",
-        "roles",
-        "special_election_caller",
-        "variant",
-        "veto_refused",
-        "votes",
-    )
+    __slots__ = FIELDS
 
     variant: Variant
     players: int
@@ -344,7 +350,7 @@ class FastGame:
     ) -> FastGame:
         """A game with no public state yet and nothing hidden in play: no ballots, no
         hand, an empty discard pile, no pile and no chance source."""
-        g = cls.__new__(cls)
+        g = cls()
         g.variant = variant
         g.players = players
         g.roles = roles
@@ -421,9 +427,35 @@ class FastGame:
         By default from a copy of this game's chance generator (so both would deal the
         same reshuffles); a game on another kind of `Chance` shares it with its clone.
         """
-        g = FastGame.__new__(FastGame)
-        for name in FastGame.__slots__:
-            setattr(g, name, getattr(self, name))
+        g = FastGame()
+        g._chance = self._chance
+        g._pile = self._pile
+        g._reshuffle_seed = self._reshuffle_seed
+        g._rng = self._rng
+        g._seating = self._seating
+        g._table = self._table
+        g._top = self._top
+        g.alive = self.alive
+        g.chancellor = self.chancellor
+        g.discard_fascist = self.discard_fascist
+        g.discard_liberal = self.discard_liberal
+        g.election_tracker = self.election_tracker
+        g.fascist_policies = self.fascist_policies
+        g.hand_fascists = self.hand_fascists
+        g.hitler = self.hitler
+        g.investigated_mask = self.investigated_mask
+        g.last_chancellor = self.last_chancellor
+        g.last_president = self.last_president
+        g.liberal_policies = self.liberal_policies
+        g.phase = self.phase
+        g.players = self.players
+        g.president = self.president
+        g.reason = self.reason
+        g.roles = self.roles
+        g.special_election_caller = self.special_election_caller
+        g.variant = self.variant
+        g.veto_refused = self.veto_refused
+        g.votes = self.votes
         if rng is None and self._rng is not None:
             rng = random.Random()
             rng.setstate(self._rng.getstate())
@@ -473,7 +505,7 @@ class FastGame:
         the same determinization plays the same moves to the same state. Draw it with
         `rng.getrandbits(RESHUFFLE_SEED_BITS)`.
         """
-        g = FastGame.__new__(FastGame)
+        g = FastGame()
         g.variant = self.variant
         g.players = self.players
         g.roles = roles
