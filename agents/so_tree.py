@@ -87,19 +87,21 @@ class SOTree:
                         untried = 0
                         wins = node.wins
                         b = bonus[total]
-                        move = (
+                        ballot = (
                             wins[1] / ja + b * root_inv[ja] >= wins[0] / nein + b * root_inv[nein]
                         )
                     elif ja or nein:
                         untried = 1
-                        move = not ja
+                        ballot = not ja
                     else:
                         untried = 2
-                        move = rand() < 0.5
+                        ballot = rand() < 0.5
+                    move = 1 if ballot else 0  # an int: the path's moves index counts
                     path.append((node, move))
-                    # Cast it straight into the game's ballot box; the last one counts.
+                    # Cast it straight into the game's ballot box (a bool, as it holds: a
+                    # compiled int would not be one); the last one counts.
                     votes = game.votes
-                    votes[node.seat] = move
+                    votes[node.seat] = ballot
                     if not voters:
                         voters = len(game.voters())
                     if len(votes) < voters:
