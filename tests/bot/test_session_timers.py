@@ -30,6 +30,19 @@ TINY = SessionOptions(
 )
 
 
+class ShownLate(FakeFrontend):
+    """A front-end that takes a second to show each prompt (Discord retrying, a rate
+    limit), then `settle` seconds more before the prompt counts as shown."""
+
+    settle = 0.0
+
+    async def ask(self, table: Table, prompt: Prompt) -> None:
+        await asyncio.sleep(1.0)
+        await super().ask(table, prompt)
+        if self.settle:
+            await asyncio.sleep(self.settle)
+
+
 async def test_absent_players_are_covered_once_then_replaced(session_store: Storage) -> None:
     fake = FakeFrontend()  # nobody ever answers
     manager = SessionManager(session_store, fake)
@@ -205,14 +218,9 @@ async def test_a_players_clock_starts_when_their_prompt_is_shown(session_store: 
     limit) must not eat a 0.6-second clock: the deadline moves by the delay (issue 18,
     item 12). The member answers the moment the prompt is shown."""
 
-    class Slow(FakeFrontend):
-        async def ask(self, table: Table, prompt: Prompt) -> None:
-            await asyncio.sleep(1.0)
-            await super().ask(table, prompt)
-
     fast = Timers(nominate=0.6, vote=0.6, policy=0.6, power=0.6, claim=0.6, grace=0.6)
     options = SessionOptions(timers=fast, substitute="selfish", suspicion=False)
-    fake = Slow(answer=scripted)
+    fake = ShownLate(answer=scripted)
     manager = SessionManager(session_store, fake)
     session = await manager.create(members(1), players=5, fill_with_ai=True, options=options)
     await until(lambda: len(fake.prompts(session.game_id, 0)) >= 3, timeout=30)
@@ -230,12 +238,6 @@ async def test_an_answer_stored_while_the_clock_moves_is_not_missed(
     lock first: the game must see the answer at once, not after the next supervision
     round (`SUPERVISE_EVERY_S`, 30 s) or the rest of a long timer."""
 
-    class Slow(FakeFrontend):
-        async def ask(self, table: Table, prompt: Prompt) -> None:
-            await asyncio.sleep(1.0)
-            await super().ask(table, prompt)
-            await asyncio.sleep(0.05)  # the answer is being stored before the prompt is seen
-
     store_action = session_store.append_action
 
     async def slow_store(game_id: int, index: int, action: Action, **how: Any) -> None:
@@ -245,7 +247,8 @@ async def test_an_answer_stored_while_the_clock_moves_is_not_missed(
     session_store.append_action = slow_store  # type: ignore[method-assign]
     long = Timers(nominate=120, vote=120, policy=120, power=120, claim=120, grace=120)
     options = SessionOptions(timers=long, substitute="selfish", suspicion=False)
-    fake = Slow(answer=scripted)
+    fake = ShownLate(answer=scripted)
+    fake.settle = 0.05  # the answer is being stored before the prompt counts as shown
     manager = SessionManager(session_store, fake)
     session = await manager.create(members(1), players=5, fill_with_ai=True, options=options)
     # Each prompt takes a second to show and is answered at once: three of them in well
