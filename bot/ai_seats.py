@@ -235,6 +235,9 @@ class _Election:
 
     async def my_turn(self, seat: int) -> None:
         """The seat's ballot is in: wait until all are, and every seat before it shown."""
+        # Asked again here: an earlier task of this seat that ended (a repair asked anew)
+        # took the seat out, and with nothing asked, min() below would have no seat.
+        self.asked.add(seat)
         self.ready.add(seat)
         self._changed.set()
         while True:
