@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 
 SPEEDS = {"fast": 0.0, "normal": 0.6}
 DEFAULT_DB = "data/shbot.db"  # the same default as the Discord bot (bot.config)
+DEFAULT_PACE_S = 1.5  # `shbot play`'s AI pace: the Discord bot's AI_PACE default (bot.config)
+MAX_PACE_S = 60.0
 
 
 def player_count(text: str) -> int:
@@ -55,6 +57,17 @@ def player_count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of players.") from None
     if not 5 <= value <= 10:
         raise argparse.ArgumentTypeError("Secret Hitler takes 5 to 10 players.")
+    return value
+
+
+def pace_seconds(text: str) -> float:
+    """`--pace`: seconds from 0 to 60 (argparse shows the message as is)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds.") from None
+    if not 0 <= value <= MAX_PACE_S:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"the pace lies between 0 and {MAX_PACE_S:g} seconds.")
     return value
 
 
@@ -201,6 +214,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="carry on a stopped game instead, with the same seats",
     )
     play.add_argument("--images", metavar="DIR", default=None, help=_IMAGES_HELP)
+    play.add_argument(
+        "--pace",
+        type=pace_seconds,
+        default=DEFAULT_PACE_S,
+        metavar="SECONDS",
+        help="the AI's moves show no sooner than this, nor than its thinking budget, so "
+        "how long it took does not tell what it holds; 0 shows them at once, and gives "
+        "that away (default: %(default)s)",
+    )
 
     cancel = _subcommand(
         commands,
@@ -617,6 +639,7 @@ def _play(args: argparse.Namespace) -> int:
             db_path=db_path,
             stop=stop,
             images=images,
+            ai_pace_s=args.pace,
         ),
     )
 

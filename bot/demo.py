@@ -110,9 +110,15 @@ async def play_terminal(
     db_path: str | os.PathLike[str] = ":memory:",
     stop: asyncio.Event | None = None,
     images: Path | None = None,
+    ai_pace_s: float = 0.0,
 ) -> GameSession:
     """One local player at `seat` against AI players, in the terminal, without timers
-    (`images`: a directory for the pictures, as in `run_demo`)."""
+    (`images`: a directory for the pictures, as in `run_demo`).
+
+    `ai_pace_s` > 0 paces the AI as at a Discord table where people play: each AI move
+    shows no sooner than its thinking budget after it was asked, and a vote's AI ballots
+    together, so how long an AI took does not tell its hand (`bot.ai_seats`). At 0 the
+    moves show as they come, which is fine for tests and gives that hint away."""
     if not 0 <= seat < players:
         raise ValueError(f"Seat {seat} does not exist in a {players}-player game.")
     return await _play_stored(
@@ -124,6 +130,7 @@ async def play_terminal(
         variant=variant,
         db_path=db_path,
         intro=f" You are seat {seat}.",
+        ai_pace_s=ai_pace_s,
         stop=stop,
     )
 

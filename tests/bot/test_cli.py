@@ -431,3 +431,24 @@ def test_a_database_url_that_is_not_postgresql_is_refused_in_one_line(
     err = capsys.readouterr().err
     assert "DATABASE_URL must be a postgresql:// URL" in err and "\n" not in err.strip()
     assert not Path("games.db").exists() and not Path("data").exists()
+
+
+def test_shbot_play_paces_the_ai_as_the_discord_bot_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--pace` defaults to the bot's AI_PACE default and reaches the game; nonsense is
+    refused with the reason."""
+    import bot.demo
+    from bot.config import Config
+
+    assert cli.build_parser().parse_args(["play"]).pace == Config().ai_pace == cli.DEFAULT_PACE_S
+    paces: list[float] = []
+
+    async def play_terminal(*args: Any, **kwargs: Any) -> None:
+        paces.append(kwargs["ai_pace_s"])
+
+    monkeypatch.setattr(bot.demo, "play_terminal", play_terminal)
+    monkeypatch.setattr(cli, "_terminal_game", lambda name, run: asyncio.run(run(None)) or 0)
+    assert cli.main(["play", "--pace", "0.25"]) == 0
+    assert paces == [0.25]
+    for bad in ("-1", "61", "nan", "soon"):
+        with pytest.raises(SystemExit):
+            cli.build_parser().parse_args(["play", "--pace", bad])

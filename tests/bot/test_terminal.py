@@ -254,3 +254,30 @@ async def test_resuming_gives_the_terminal_its_seat_back_after_input_closed(
     assert session.seats[0].user_id == 1
     assert "is back and plays their own seat again" in out.getvalue()
     assert read_line.asked  # type: ignore[attr-defined]  # the player decides again
+
+
+async def test_a_paced_terminal_game_shows_an_ai_move_no_sooner_than_its_budget() -> None:
+    """`shbot play` paces the AI as a Discord table with people does: even an instant
+    agent's move waits out the thinking budget, so its speed tells nothing."""
+    from bot.agent_port import DEFAULT_BUDGET_S
+
+    stop = asyncio.Event()
+    asked_after: list[float] = []
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+
+    async def first_question_then_stop(prompt: str) -> str:
+        asked_after.append(loop.time() - started)
+        stop.set()
+        await asyncio.Event().wait()
+        return "1"
+
+    session = await play_terminal(
+        5, seat=4, seed=2, agent="random", out=io.StringIO(),
+        read_line=first_question_then_stop, stop=stop, ai_pace_s=0.01,
+    )  # fmt: skip
+    # An AI President nominated first (instantly), then the player was asked to vote.
+    assert [type(a).__name__ for a in session.game.actions][:1] == ["Nominate"]
+    assert session.game.actions[0].seat != 4
+    assert asked_after and asked_after[0] >= DEFAULT_BUDGET_S
+    assert session.options.ai_pace_s == 0.01  # stored: `--resume` keeps the pace
