@@ -49,6 +49,9 @@ class Answer(Generic[M]):
     worker that crashed, hung or raised, ...), free of hidden information; None when it
     is. `answered_by` names the agent whose move this is: the seat's own, or the rule
     agent that stood in. `iterations` is the search's count (None: not a search).
+    `thought_until` is the `time.monotonic()` instant a scheduler let it think to (None:
+    not scheduled): a move shown no sooner than that does not tell whether the agent
+    searched or answered at once (a lone option, a ballot it does not search).
     """
 
     move: M
@@ -56,6 +59,7 @@ class Answer(Generic[M]):
     iterations: int | None = None
     seconds: float = 0.0
     fallback: str | None = None
+    thought_until: float | None = None
 
 
 class Agent(Protocol):

@@ -457,14 +457,15 @@ class AgentService:
         `budget`: the seconds to think and the patience past them (see `decide`)."""
         started = time.monotonic()
         try:
-            move, iterations, cause = await self._ask(
+            move, iterations, cause, until = await self._ask(
                 kind, spec, view, seed, budget, priority, table
             )
             if not legal(move):
                 self.stats.errors += 1
                 what = "action" if kind == "act" else "claim"
                 raise _NoAnswer(f"the agent answered an illegal {what}")
-            return self._answered(Answer(move, name, iterations, time.monotonic() - started, cause))
+            seconds = time.monotonic() - started
+            return self._answered(Answer(move, name, iterations, seconds, cause, until))
         except _NoAnswer as failure:
             cause = str(failure)
         move, by, iterations = await self._degraded(kind, spec, view, seed)
@@ -499,9 +500,10 @@ class AgentService:
         budget: tuple[float, float | None],
         priority: Priority,
         table: Hashable | None,
-    ) -> tuple[Any, int | None, str | None]:
-        """The agent's answer, its iterations and what went wrong on the way (if it was
-        retried); raises `_NoAnswer` with the cause when there is none."""
+    ) -> tuple[Any, int | None, str | None, float]:
+        """The agent's answer, its iterations, what went wrong on the way (if it was
+        retried) and the instant its worker was told to stop thinking (`think_until`);
+        raises `_NoAnswer` with the cause when there is none."""
         loop = self._running_loop()
         budget_s, patience_s = budget
         now = time.monotonic()
@@ -522,7 +524,7 @@ class AgentService:
         finally:
             if job.watchdog is not None:
                 job.watchdog.cancel()
-        return move, iterations, job.cause
+        return move, iterations, job.cause, job.think_until
 
     # --- the queue and the workers -----------------------------------------------------
 

@@ -12,7 +12,10 @@ with one distinct option (a President holding three of a kind) and does not sear
 Liberal's ballot, but thinks its whole budget otherwise. So on a paced table where
 people play (`ai_pace_s` > 0), every AI move and claim is held until its thinking budget
 has passed since it was asked (`hold_s`), and the AI ballots of one election are shown
-together, in seat order, once all of them are in (`_Election`). Unpaced tables (tests,
+together, in seat order, once all of them are in (`_Election`). When the AI service is
+busy, a decision may start late and search past that budget, while an answer found at
+once would come back at its late start: so a move is also held until the instant its
+search was allowed to think to (`Answer.thought_until`). Unpaced tables (tests,
 benchmarks, `AI_PACE=0`) and bot-only games show moves as they come.
 
 Every path ends in a legal move: when the port fails, a rule agent (`agents.fallback`)
@@ -89,9 +92,23 @@ class AISeats:
         """The least time between asking for a move (thought for up to `budget_s`) and
         showing it: the human pace, or the whole budget when people could read how long
         the AI took (see the module docstring)."""
-        if self.pace_s <= 0 or not self._people():
+        if not self._hiding():
             return self.pace_s
         return max(self.pace_s, budget_s)
+
+    def _hiding(self) -> bool:
+        """Whether the table hides how long the AI took (paced, and a person plays)."""
+        return self.pace_s > 0 and self._people()
+
+    async def _wait_to_show(self, shown_at: float, answer: Answer[Any]) -> None:
+        """Sleep until `shown_at` (loop time), and where the timing is hidden until the
+        instant the answer's search could have thought to (see the module docstring)."""
+        loop = asyncio.get_running_loop()
+        if answer.thought_until is not None and self._hiding():
+            # thought_until is on time.monotonic(); the loop's clock may differ.
+            shown_at = max(shown_at, loop.time() + answer.thought_until - time.monotonic())
+        if shown_at > loop.time():
+            await asyncio.sleep(shown_at - loop.time())  # cancelled with the decision
 
     def decide(self, seat: int, turn: int, spec: str, view: PlayerView) -> None:
         """Start `seat`'s decision `turn` from `view` (taken by the caller: every AI
@@ -165,8 +182,7 @@ class AISeats:
             # Only the type: an agent's message may quote the seat's hand.
             answer = await stand_in(view, seed, f"the AI port raised {type(exc).__name__}")
         self._note(seat, view.phase.value, answer)
-        if shown_at > loop.time():
-            await asyncio.sleep(shown_at - loop.time())  # cancelled with the decision
+        await self._wait_to_show(shown_at, answer)
         if election is not None:
             await election.my_turn(seat)
         await self._guard(self._accept(seat, turn, answer.move))
@@ -181,11 +197,12 @@ class AISeats:
         loop = asyncio.get_running_loop()
         said_at = loop.time() + self.hold_s(budget)
         said = await self._claim(seat, spec, view, budget)
-        if said_at > loop.time():
-            await asyncio.sleep(said_at - loop.time())
-        return said
+        await self._wait_to_show(said_at, said)
+        return said.move
 
-    async def _claim(self, seat: int, spec: str, view: PlayerView, budget: float) -> Claim | None:
+    async def _claim(
+        self, seat: int, spec: str, view: PlayerView, budget: float
+    ) -> Answer[Claim | None]:
         try:
             said = await self.agents.claim(
                 spec,
@@ -202,7 +219,7 @@ class AISeats:
         except Exception as exc:
             said = Answer(None, "silence", fallback=f"the AI port raised {type(exc).__name__}")
         self._note(seat, "claim", said)
-        return said.move
+        return said
 
     # --- figures --------------------------------------------------------------------
 

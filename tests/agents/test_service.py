@@ -314,6 +314,7 @@ async def test_a_busy_pool_answers_late_within_the_tables_patience_not_with_a_fa
         busy = asyncio.ensure_future(service.decide("belief-ismcts", view, seed=1, budget_s=1.5))
         await asyncio.sleep(0.05)
         hasty = await service.decide("random", view, seed=2, budget_s=0.1)
+        asked = time.monotonic()
         patient = asyncio.ensure_future(
             service.decide("random", view, seed=3, budget_s=0.1, patience_s=5.0)
         )
@@ -322,6 +323,9 @@ async def test_a_busy_pool_answers_late_within_the_tables_patience_not_with_a_fa
     assert hasty.fallback == "no worker in time"
     assert answer.fallback is None and answer.answered_by == "random"
     assert answer.move in view.legal_actions
+    # It answered at once, but only once the busy search let it start: the instant it
+    # could have thought to says so (a paced table holds its move until then).
+    assert answer.thought_until is not None and answer.thought_until > asked + 1.0
 
 
 @pytest.mark.parametrize("workers", [1, 0])

@@ -12,6 +12,7 @@ Timings here are tenths of seconds; the assertions compare moments with each oth
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Coroutine, Hashable
 from typing import Any
 
@@ -139,6 +140,44 @@ async def test_a_presidents_discard_shows_at_the_same_moment_whatever_the_hand()
         moments.append(shown.at[0] - started)
     # Three Fascists answer at once, a mixed hand after 0.15 s: both show at the budget.
     assert all(m >= BUDGET - 0.01 for m in moments), moments
+    assert abs(moments[0] - moments[1]) < 0.05, moments
+
+
+class BusyPort(RevealingPort):
+    """A loaded AI service: each decision waits `queued` s for a worker, past the
+    budget, then a search thinks `think` s more, while a lone option answers at once."""
+
+    def __init__(self, queued: float, think: float) -> None:
+        super().__init__(slow=think)
+        self.queued = queued
+
+    async def decide(
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = 2.0,
+        patience_s: float | None = None,
+        table: Hashable | None = None,
+    ) -> Answer[Action]:
+        await asyncio.sleep(self.queued)
+        until = time.monotonic() + self.slow  # what the scheduler let it think to
+        await asyncio.sleep(self._delay(view))
+        return Answer(view.legal_actions[-1], spec, thought_until=until)
+
+
+async def test_a_late_start_under_load_does_not_tell_a_lone_option_either() -> None:
+    F_, L_ = Policy.FASCIST, Policy.LIBERAL
+    moments = []
+    for hand in ([F_, F_, F_], [F_, L_, F_]):
+        shown = Shown()
+        port = BusyPort(queued=BUDGET + 0.05, think=0.15)
+        started = await decide_all(seats_of(port, shown), [president_holding(hand)])
+        moments.append(shown.at[0] - started)
+    # Both started late (after the budget): FFF answered at its start, FLF 0.15 s on;
+    # both show when the search could have thought to.
+    assert all(m >= BUDGET + 0.05 + 0.15 - 0.01 for m in moments), moments
     assert abs(moments[0] - moments[1]) < 0.05, moments
 
 
