@@ -23,7 +23,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -675,6 +675,21 @@ async def _database_command(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _replaying(game_id: int) -> Iterator[None]:
+    """Turn a stored record that no longer replays into `GameDamaged`, one line that
+    names the action's index but not the action: a running game's may be a hand."""
+    from engine import RecordError
+
+    from .storage import GameDamaged
+
+    try:
+        yield
+    except RecordError as exc:
+        where = "its record" if exc.index is None else f"action {exc.index}"
+        raise GameDamaged(game_id, f"{where} does not replay") from None
+
+
 async def replay_text(store: Storage, game_id: int) -> str:
     """A stored game as the table saw it; once it is finished, the reveal too, with how
     the table and each AI player read the game (computed now, as the reveal did)."""
@@ -684,7 +699,8 @@ async def replay_text(store: Storage, game_id: int) -> str:
     from .render.story import Teller, short_names, story_lines
 
     stored = await store.load_game(game_id)
-    game = stored.record.replay()
+    with _replaying(game_id):
+        game = stored.record.replay()
     labels = [f"{s.name} (seat {s.seat})" for s in stored.seats]
     out = [
         f"Game #{stored.id} · {game.players} players · {game.variant.name} rules · "
@@ -717,7 +733,8 @@ async def replay_pages(store: Storage, game_id: int) -> list[str]:
             f"round (`shbot replay {game_id}` shows what the table saw)."
         )
     names = [s.name for s in stored.seats]
-    return await asyncio.to_thread(step_pages, stored.record, names)
+    with _replaying(game_id):
+        return await asyncio.to_thread(step_pages, stored.record, names)
 
 
 def step_through(
@@ -794,7 +811,8 @@ async def replay_pictures(store: Storage, game_id: int, directory: Path) -> str:
             directory, game_id, game.spectator_view(), names, game.roles, tracks
         )
 
-    boards, final = await asyncio.to_thread(draw)
+    with _replaying(game_id):
+        boards, final = await asyncio.to_thread(draw)
     ending = f", then {', '.join(map(str, final))}" if final else ""
     return f"Pictures in {directory}: {boards} boards, one per policy{ending}."
 

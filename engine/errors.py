@@ -54,4 +54,9 @@ class SetupError(EngineError):
 
 
 class RecordError(EngineError):
-    """A game record cannot be read or does not replay."""
+    """A game record cannot be read or does not replay; `index`: the action that does not
+    replay, if one (the message quotes it, so it may show a hidden move)."""
+
+    def __init__(self, message: str, index: int | None = None) -> None:
+        super().__init__(message)
+        self.index = index

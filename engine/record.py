@@ -37,7 +37,9 @@ class GameRecord:
             try:
                 game.apply(action)
             except IllegalAction as exc:
-                raise RecordError(f"Action {index} ({action}) does not replay: {exc}") from exc
+                raise RecordError(
+                    f"Action {index} ({action}) does not replay: {exc}", index
+                ) from exc
         return game
 
     def to_dict(self) -> dict[str, Any]:

@@ -452,3 +452,39 @@ def test_shbot_play_paces_the_ai_as_the_discord_bot_does(monkeypatch: pytest.Mon
     for bad in ("-1", "61", "nan", "soon"):
         with pytest.raises(SystemExit):
             cli.build_parser().parse_args(["play", "--pace", bad])
+
+
+@pytest.mark.parametrize("images", [False, True])
+def test_a_record_that_no_longer_replays_is_a_clear_line_that_quotes_no_move(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, images: bool
+) -> None:
+    """A running game whose stored actions do not replay (a damaged row): `shbot replay`
+    says so in one line, with no traceback and without the move, which may be a hand."""
+    import json
+    import sqlite3
+
+    db = tmp_path / "games.db"
+    finished, _ = asyncio.run(_games(db))
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TRIGGER actions_no_update")  # what a damaged disk does
+        conn.execute("UPDATE games SET status = 'running' WHERE id = ?", (finished,))
+        (seq, text), *_ = conn.execute(
+            "SELECT seq, action FROM actions WHERE game_id = ? AND action LIKE '%discard%' "
+            "ORDER BY seq",
+            (finished,),
+        ).fetchall()
+        action = json.loads(text)
+        action["seat"] = (action["seat"] + 1) % 5  # not that seat's move: it does not replay
+        conn.execute(
+            "UPDATE actions SET action = ? WHERE game_id = ? AND seq = ?",
+            (json.dumps(action), finished, seq),
+        )
+    argv = ["--db", str(db), "replay", str(finished)] + (
+        ["--images", str(tmp_path)] if images else []
+    )
+    assert cli.main(argv) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and captured.out == ""
+    assert f"Game #{finished} is damaged" in captured.err
+    assert "does not replay" in captured.err and "Discard" not in captured.err
+    assert str(action["policy"]).lower() not in captured.err.lower()
