@@ -42,6 +42,7 @@ the prompts.
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
@@ -231,6 +232,7 @@ class _Resume:
     notice: str = notices.RESTART_NOTICE  # what the table is told when the game carries on
     shown: int = 0  # actions whose every message the table was shown
     unshown: tuple[ev.Event, ...] = ()  # what the later actions caused, to announce again
+    notes: dict[str, Any] = field(default_factory=dict)  # the front-end's (`GameSession.note`)
 
 
 class GameSession:
@@ -314,6 +316,8 @@ class GameSession:
         self._voices = TableVoices(game_id, game)  # the AI seats' words
         self._decision_deadline: float | None = None  # its running timer, if any
         self._expiries: dict[int, int] = dict(resume.expiries) if resume else {}
+        self._notes: dict[str, Any] = dict(resume.notes) if resume else {}
+        self._saving = asyncio.Lock()  # one bookkeeping write at a time (`_save_state`)
         self._unshown = resume.unshown if resume else ()
         self._outbox = Outbox(
             game_id,
@@ -425,6 +429,7 @@ class GameSession:
                 notice,
                 shown,
                 tuple(game.events_since(shown)),
+                _read_notes(game_id, state or {}),
             ),
         )
 
@@ -620,6 +625,7 @@ class GameSession:
                 await self.store.finish_game(
                     self.game_id, status="cancelled", winner=None, reason=None, roles=None
                 )
+            await self._drop_notes()
             was_paused = self.paused
             self._cancelled = True
             self._close_all(notices.CANCELLED)
@@ -825,6 +831,7 @@ class GameSession:
                 reason=game.win_reason,
                 roles=game.roles,
             )
+        await self._drop_notes()
         self._show(self.reveal())
 
     def reveal(self) -> Reveal:
@@ -1105,6 +1112,7 @@ class GameSession:
                         self.game_id,
                         type(exc).__name__,
                     )
+            await self._drop_notes()
         for task in [self._task, *self.ai.tasks]:  # the AI work stops too
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
@@ -1237,25 +1245,66 @@ class GameSession:
 
     def state(self) -> dict[str, Any]:
         """The bookkeeping a restart needs beyond the move stack (JSON-ready)."""
-        return {
+        state: dict[str, Any] = {
             "expiries": {str(seat): n for seat, n in sorted(self._expiries.items()) if n},
             "claims": self._claims.state(),
             "fallbacks": self.ai.fallbacks,
             "shown": self._outbox.shown,
         }
+        if self._notes:
+            state["notes"] = copy.deepcopy(self._notes)
+        return state
 
     async def _save_state(self) -> None:
         """Store `state()` if it changed. Best effort: the move stack is what matters,
-        and a lost write only means a streak restarts or a claim is offered again."""
-        state = self.state()
-        if state == self._stored_state or self.store is None:
+        and a lost write only means a streak restarts, a claim is offered again or a
+        front-end's note is forgotten."""
+        if self.store is None:
             return
-        try:
-            await self.store.set_session_state(self.game_id, state)
-        except Exception as exc:
-            log.warning("game %d: bookkeeping not stored (%s)", self.game_id, type(exc).__name__)
-            return
-        self._stored_state = state
+        # One write at a time, each of the state as it is when its turn comes: two in
+        # flight (the game's and a front-end's note) could land in either order and
+        # leave the older state stored.
+        async with self._saving:
+            state = self.state()
+            if state == self._stored_state:
+                return
+            try:
+                await self.store.set_session_state(self.game_id, state)
+            except Exception as exc:
+                log.warning(
+                    "game %d: bookkeeping not stored (%s)", self.game_id, type(exc).__name__
+                )
+                return
+            self._stored_state = state
+
+    # --- the front-end's notes ------------------------------------------------------------
+
+    def note(self, key: str) -> Any:
+        """What the front-end noted under `key` (`set_note`), or None. Notes are kept with
+        the game's bookkeeping, so a restart gives them back; they may read as anything
+        a damaged row holds: the front-end checks them."""
+        return copy.deepcopy(self._notes.get(key))
+
+    def set_note(self, key: str, value: Any) -> None:
+        """Note a JSON-ready `value` under `key` (None drops it) while the game runs: at
+        once here, stored by `store_notes` (two steps, so that a front-end may answer its
+        member in between, within Discord's 3 seconds, and still count two clicks one
+        after the other). The notes go when the game ends."""
+        if value is None:
+            self._notes.pop(key, None)
+        else:
+            self._notes[key] = copy.deepcopy(value)
+
+    async def store_notes(self) -> None:
+        """Store the notes now, with the rest of the bookkeeping (best effort, as all of
+        it: a failure is logged, and the next write of the bookkeeping tries again)."""
+        await self._save_state()
+
+    async def _drop_notes(self) -> None:
+        """The game is over: what the front-end noted for it while it ran goes too."""
+        if self._notes:
+            self._notes.clear()
+            await self._save_state()
 
     def _fail(self, exc: BaseException) -> None:
         if self.failure is None:
@@ -1330,6 +1379,19 @@ def _read_state(
         fallbacks if type(fallbacks) is int and fallbacks > 0 else 0,
         shown if type(shown) is int and 0 <= shown <= actions else actions,
     )
+
+
+def _read_notes(game_id: int, state: Mapping[str, Any]) -> dict[str, Any]:
+    """The front-end's notes in a stored `GameSession.state()`: none stored, or notes
+    that do not read, are none (a warning names the game, never the stored value: a
+    damaged row may hold anything)."""
+    notes = state.get("notes")
+    if notes is None:
+        return {}
+    if not isinstance(notes, dict):
+        log.warning("game %d: the stored front-end notes do not read; read as none", game_id)
+        return {}
+    return dict(notes)
 
 
 def _advance_turn(turn: int, action: Action, events: Sequence[ev.Event]) -> int:

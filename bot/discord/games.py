@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 import discord
@@ -61,6 +63,8 @@ _WHY_NOT_RUNNING = {
 }
 DEMO_COOLDOWN_S = 120.0  # a channel starts at most one demo this often
 DEMO_LIMIT = 2  # demo games running at once in one server
+CANCEL_NOTE = "cancel"  # the session note that holds the open /cancel request
+_REQUEST_ID = re.compile(r"[0-9a-f]{1,16}")  # an interaction id in hex (a 64-bit snowflake)
 
 
 @dataclass(slots=True)
@@ -70,8 +74,49 @@ class _Meta:
     host_id: int | None = None
     pace: float = 0.0
     demo: bool = False  # a bot-only game started by /demo
-    cancel_request: str | None = None  # the open /cancel request, bound into its buttons
-    cancel_votes: set[int] = field(default_factory=set)  # who agreed to that request
+
+
+@dataclass(frozen=True, slots=True)
+class CancelRequest:
+    """The open /cancel request of a game. It is a note of the game's session (stored
+    with its bookkeeping), so that its buttons still count after a restart."""
+
+    request: str  # its id, bound into its buttons: an older request's count nothing
+    asked_by: int  # the member who typed /cancel
+    opened_at: float  # when (epoch seconds)
+    votes: frozenset[int]  # the players who agreed so far
+
+    def note(self) -> dict[str, Any]:
+        """The request as a JSON-ready session note."""
+        return {
+            "request": self.request,
+            "asked_by": self.asked_by,
+            "opened_at": self.opened_at,
+            "votes": sorted(self.votes),
+        }
+
+    @classmethod
+    def read(cls, note: Any) -> CancelRequest:
+        """The request of a stored note; ValueError or TypeError if it does not read."""
+        if not isinstance(note, dict):
+            raise TypeError("not a JSON object")
+        request, asked_by, opened_at, votes = (
+            note["request"],
+            note["asked_by"],
+            note["opened_at"],
+            note["votes"],
+        )
+        if not isinstance(request, str) or _REQUEST_ID.fullmatch(request) is None:
+            raise ValueError("a request id that is not an interaction id")
+        if isinstance(opened_at, bool) or not isinstance(opened_at, int | float):
+            raise TypeError("a time that is not a number")
+        if not math.isfinite(opened_at):
+            raise ValueError("a time that is not a finite number")
+        if not isinstance(votes, list):
+            raise TypeError("votes that are not a list")
+        return cls(
+            request, _member_id(asked_by), float(opened_at), frozenset(map(_member_id, votes))
+        )
 
 
 class DiscordGames:
@@ -548,11 +593,13 @@ class DiscordGames:
             await answer(interaction, texts.CANCEL_RIGHTS)
             return
         humans = _humans(session)
+        asked = CancelRequest(
+            f"{interaction.id:x}", user_id, self.clock(), frozenset({user_id} & humans)
+        )
         # A new request replaces any older one: the older buttons stop counting.
-        meta.cancel_request = f"{interaction.id:x}"
-        meta.cancel_votes = {user_id} & humans
+        session.set_note(CANCEL_NOTE, asked.note())
         needed = len(humans) // 2 + 1
-        if not humans or len(meta.cancel_votes) >= needed:
+        if not humans or len(asked.votes) >= needed:
             # Ephemeral: an error must reach the host alone (the game says it ended).
             await acknowledge(interaction)
             await session.cancel(texts.CANCEL_HOST_ALONE)
@@ -562,18 +609,21 @@ class DiscordGames:
 
         view = view_of(
             button(
-                ComponentId(str(session.game_id), CANCEL, meta.cancel_request),
+                ComponentId(str(session.game_id), CANCEL, asked.request),
                 texts.BUTTON_END_GAME,
                 style=discord.ButtonStyle.danger,
             )
         )
         await interaction.response.send_message(
             texts.CANCEL_ASK.format(
-                who=interaction.user.mention, count=len(meta.cancel_votes), needed=needed
+                who=interaction.user.mention, count=len(asked.votes), needed=needed
             ),
             view=view,
             allowed_mentions=discord.AllowedMentions.none(),
         )
+        # Stored once asked: the answer first, within Discord's 3 seconds of a database
+        # that may be slow. A restart keeps the request open, buttons and all.
+        await session.store_notes()
 
     async def resume(self, interaction: discord.Interaction) -> None:
         """/resume: the host or Manage Server carries on the paused game of the channel."""
@@ -627,11 +677,11 @@ class DiscordGames:
     ) -> None:
         """A vote for the open /cancel request, only from that request's own buttons: an
         old, replaced or forged button must never end a game."""
-        meta = self._meta_of(session.game_id)
-        if meta.cancel_request is None:
+        asked = _open_request(session)
+        if asked is None:
             await answer(interaction, texts.CANCEL_NOT_ASKED)
             return
-        if request != meta.cancel_request:
+        if request != asked.request:
             await answer(interaction, texts.CANCEL_STALE)
             return
         humans = _humans(session)
@@ -640,16 +690,17 @@ class DiscordGames:
             await answer(interaction, texts.CANCEL_ONLY_PLAYERS)
             return
         needed = len(humans) // 2 + 1
-        if user_id in meta.cancel_votes:
-            await answer(
-                interaction,
-                texts.CANCEL_ALREADY.format(count=len(meta.cancel_votes), needed=needed),
-            )
+        if user_id in asked.votes:
+            count = len(asked.votes & humans)
+            await answer(interaction, texts.CANCEL_ALREADY.format(count=count, needed=needed))
             return
-        meta.cancel_votes.add(user_id)
-        count = len(meta.cancel_votes)
+        # Counted here and now, before any await: two clicks at once both count.
+        agreed = replace(asked, votes=asked.votes | {user_id})
+        session.set_note(CANCEL_NOTE, agreed.note())
+        count = len(agreed.votes & humans)
         if count < needed:
             await answer(interaction, texts.CANCEL_AGREED.format(count=count, needed=needed))
+            await session.store_notes()  # after the answer (3-second rule)
             return
         # The request says "cancelled" only once the game is: acknowledge as an update
         # of the request (3-second rule; cancelling writes to the database), cancel, then
@@ -663,8 +714,9 @@ class DiscordGames:
                 log.error(
                     "game %d could not be cancelled (%s)", session.game_id, type(exc).__name__
                 )
-                meta.cancel_votes.discard(user_id)  # so that pressing again retries
+                _withdraw(session, asked.request, user_id)  # so that pressing again retries
                 await answer(interaction, texts.CANCEL_VOTE_FAILED)
+                await session.store_notes()
                 return
             log.warning("game %d: cancelled with a fault (%s)", session.game_id, type(exc).__name__)
         try:
@@ -722,6 +774,40 @@ def _pace_of(stored: StoredGame) -> float:
         log.warning("game %d: option pace does not read; no pace", stored.id)
         return 0.0
     return float(pace)
+
+
+def _open_request(session: GameSession) -> CancelRequest | None:
+    """The game's open /cancel request, if any. A stored one that does not read is none:
+    it is dropped, with a warning that names the game, never the stored value."""
+    note = session.note(CANCEL_NOTE)
+    if note is None:
+        return None
+    try:
+        return CancelRequest.read(note)
+    except (KeyError, TypeError, ValueError) as exc:
+        log.warning(
+            "game %d: the stored /cancel request does not read (%s); no request open",
+            session.game_id,
+            type(exc).__name__,
+        )
+        session.set_note(CANCEL_NOTE, None)  # stored with the next write of the bookkeeping
+        return None
+
+
+def _withdraw(session: GameSession, request: str, user_id: int) -> None:
+    """Take a member's agreement back from the request `request`, if it is still open."""
+    asked = _open_request(session)
+    if asked is not None and asked.request == request:
+        session.set_note(CANCEL_NOTE, replace(asked, votes=asked.votes - {user_id}).note())
+
+
+def _member_id(value: Any) -> int:
+    """A stored member id; TypeError or ValueError if it is not one."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("a member id that is not a whole number")
+    if not 0 < value < 2**63:
+        raise ValueError("a member id out of range")
+    return value
 
 
 def _humans(session: GameSession) -> set[int]:

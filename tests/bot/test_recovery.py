@@ -386,3 +386,68 @@ async def test_a_deadline_not_finite_or_absurdly_far_is_read_as_fresh_or_clamped
     finally:
         await restarted.shutdown()
         await store.close()
+
+
+async def test_a_front_ends_notes_survive_a_restart_and_go_when_the_game_ends(
+    db_dir: Path,
+) -> None:
+    """A front-end's note (the open /cancel request on Discord) is stored with the game's
+    bookkeeping: a restart gives it back, and it goes once the game is over."""
+    path = db_dir / "notes.db"
+    store = await Storage.open(path)
+    manager = SessionManager(store, FakeFrontend())
+    session = await manager.create(members(5), seed=12, options=UNTIMED)
+    await until(lambda: bool(session.open_prompts(session.game.president)))
+    session.set_note("cancel", {"votes": [101]})
+    assert session.note("cancel") == {"votes": [101]}  # at once, before it is stored
+    await session.store_notes()
+    await manager.shutdown()
+    await store.close()
+
+    store = await Storage.open(path)
+    manager = SessionManager(store, FakeFrontend())
+    try:
+        [resumed] = await manager.recover()
+        assert resumed.note("cancel") == {"votes": [101]}
+        assert resumed.note("other") is None
+        await resumed.cancel("the players agreed")
+        assert resumed.note("cancel") is None
+        assert "notes" not in (await store.load_game(session.game_id)).session_state
+    finally:
+        await manager.shutdown()
+        await store.close()
+
+
+async def test_front_end_notes_that_do_not_read_are_none_and_the_game_resumes(
+    db_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = db_dir / "bad-notes.db"
+    store = await Storage.open(path)
+    manager = SessionManager(store, FakeFrontend())
+    session = await manager.create(members(5), seed=12, options=UNTIMED)
+    await until(lambda: bool(session.open_prompts(session.game.president)))
+    session.set_note("cancel", {"votes": [101]})
+    await session.store_notes()
+    await manager.shutdown()
+    await store.close()
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        raw.execute(
+            "UPDATE games SET session_state = json_set(session_state, '$.notes', 'FFL')"
+            " WHERE id = ?",
+            (session.game_id,),
+        )
+        raw.commit()
+
+    caplog.set_level(logging.INFO, logger="bot")
+    store = await Storage.open(path)
+    manager = SessionManager(store, FakeFrontend())
+    try:
+        [resumed] = await manager.recover()
+        assert resumed.note("cancel") is None
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        assert any(f"game {session.game_id}" in w and "notes" in w for w in warnings), warnings
+        assert all("FFL" not in r.getMessage() for r in caplog.records)
+        assert not resumed.is_over and resumed.failure is None
+    finally:
+        await manager.shutdown()
+        await store.close()

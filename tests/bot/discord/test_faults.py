@@ -3,6 +3,7 @@ closed DMs, commands from a DM, errors after a public defer, forged cancel votes
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import discord
 import pytest
+import simcord
 
 from bot.discord import texts
 from bot.discord.components import ComponentId
@@ -19,6 +21,7 @@ from bot.ports import Private, Table
 
 from .driver import Driver, components
 from .harness import Harness, forge_click, text, told
+from .test_damaged_rows import damage
 from .test_game_flow import FAST, open_table, reveal_posted, start_game
 
 
@@ -119,17 +122,127 @@ async def test_cancel_votes_count_only_on_the_buttons_of_the_open_request(table:
     assert told(forged) == texts.CANCEL_STALE  # a button bound to no request
     await still_running()
 
-    # After a restart no request is open: the old buttons count nothing.
+    # The open request is stored with the game: after a restart the replaced request's
+    # buttons still count nothing, and the open one's still count.
     await table.restart()
-    late = await carol.click(second, label="End the game")
-    assert told(late) == texts.CANCEL_NOT_ASKED
+    stale = await carol.click(first, label="End the game")
+    assert told(stale) == texts.CANCEL_STALE
     await still_running()
+    await carol.click(second, label="End the game")
+    assert (await table.storage.load_game(game_id)).status == "cancelled"
 
-    # A fresh request still ends the game once a majority agrees on its own buttons.
-    ask = (await mod.slash(table.channel, "cancel")).response
-    assert ask is not None
-    await bob.click(ask, label="End the game")
-    await carol.click(ask, label="End the game")
+
+def request_id(message: simcord.ResponseMessage) -> str:
+    """The request a /cancel message's End the game button is bound to."""
+    [custom_id] = [c["custom_id"] for c in components(message) if c.get("custom_id")]
+    cid = ComponentId.parse(custom_id)
+    assert cid is not None and cid.action == "cancel" and cid.arg
+    return cid.arg
+
+
+async def test_an_open_cancel_request_survives_a_restart(table: Harness) -> None:
+    """A /cancel vote was held in memory only: after a restart its buttons answered that
+    nobody had asked. Now the request, its asker and each agreement are stored with the
+    game: the old buttons count on, an agreement counts once, the last one needed ends
+    the game, and nothing of the vote is left stored."""
+    alice, bob, carol, dave = table.members[:4]
+    game_id = await start_game(table, [alice, bob, carol, dave], players=5)
+    driver = Driver(table, [alice, bob, carol, dave], seed=2)
+    await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
+    asked = await alice.slash(table.channel, "cancel")  # the host: 1 of the 3 needed
+    request = asked.response
+    assert request is not None and "(1/3 so far)" in request.content
+    asked_id = request_id(request)
+    agreed = await bob.click(request, label=texts.BUTTON_END_GAME)
+    assert told(agreed) == texts.CANCEL_AGREED.format(count=2, needed=3)
+
+    await table.restart()
+    assert table.bot.games.manager.get(game_id) is not None
+    for member in (alice, bob):  # the asker and an agreement: both counted already
+        again = await member.click(request, label=texts.BUTTON_END_GAME)
+        assert told(again) == texts.CANCEL_ALREADY.format(count=2, needed=3)
+    assert (await table.storage.load_game(game_id)).status == "running"
+    await carol.click(request, label=texts.BUTTON_END_GAME)  # the third of three
+    stored = await table.storage.load_game(game_id)
+    assert stored.status == "cancelled"
+    ended = table.message(request.message.id)
+    assert text(ended) == texts.GAME_CANCELLED and not components(ended)
+    assert asked_id not in json.dumps(stored.session_state)  # the vote is over
+
+
+async def test_a_cancel_request_open_when_the_game_ends_is_cleared(table: Harness) -> None:
+    """The game ends by the rules while a /cancel vote is open: the stored vote goes with
+    it, and its button says the game is over."""
+    alice, bob, carol = table.members[:3]
+    game_id = await start_game(table, [alice, bob, carol], players=5)
+    driver = Driver(table, [alice, bob, carol], seed=5)
+    await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
+    mods = table.guild.create_role("Mods", permissions=discord.Permissions(manage_guild=True))
+    mod = table.guild.add_member(table.env.create_user("moderator"), roles=[mods])
+    request = (await mod.slash(table.channel, "cancel")).response  # 0 of the 2 needed
+    assert request is not None
+    asked = request_id(request)
+    stored = await table.storage.load_game(game_id)
+    assert asked in json.dumps(stored.session_state)  # stored while it is open
+    await driver.play(until=lambda: reveal_posted(table))
+    stored = await table.storage.load_game(game_id)
+    assert stored.status == "finished"
+    assert asked not in json.dumps(stored.session_state)
+    late = await bob.click(request, label=texts.BUTTON_END_GAME)
+    assert told(late) == texts.GAME_OVER
+
+
+# A stored vote damaged four ways; the damage holds a marker that no log line may quote.
+DAMAGED_VOTES = {
+    "notes": "'$.notes', 'FFL marker'",
+    "vote": "'$.notes.cancel', 'FFL marker'",
+    "votes": "'$.notes.cancel.votes', json('[\"FFL marker\"]')",
+    "request": "'$.notes.cancel.request', json('[\"FFL marker\"]')",
+}
+
+
+@pytest.mark.parametrize("where", list(DAMAGED_VOTES))
+async def test_a_damaged_stored_cancel_request_reads_as_none_and_the_game_resumes(
+    table: Harness, where: str
+) -> None:
+    """A stored /cancel vote that does not read never stops its game from resuming: it
+    reads as no request open (a warning names the game, never the stored value), the
+    old buttons count nothing, and a fresh /cancel works."""
+    alice, bob, carol = table.members[:3]
+    game_id = await start_game(table, [alice, bob, carol], players=5)
+    driver = Driver(table, [alice, bob, carol], seed=2)
+    await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
+    request = (await alice.slash(table.channel, "cancel")).response  # 1 of the 2 needed
+    assert request is not None
+    assert request_id(request) in json.dumps((await table.storage.load_game(game_id)).session_state)
+    # Damaged once the games are stopped, as the next start reads it (a running game
+    # writes its bookkeeping again whenever it changes).
+    await table.bot.games.manager.shutdown()
+    await damage(
+        table,
+        f"UPDATE games SET session_state = json_set(session_state, {DAMAGED_VOTES[where]})"
+        " WHERE id = ?",
+        game_id,
+    )
+    table.expect_warning("do not read")
+    table.expect_warning("does not read")
+
+    await table.restart()
+    assert table.bot.games.manager.get(game_id) is not None  # resumed, not stranded
+    late = await bob.click(request, label=texts.BUTTON_END_GAME)
+    assert told(late) == texts.CANCEL_NOT_ASKED
+    assert (await table.storage.load_game(game_id)).status == "running"
+    warnings = [
+        r.getMessage()
+        for r in table.log.records
+        if r.levelno == logging.WARNING and f"game {game_id}" in r.getMessage()
+    ]
+    assert any("read" in line for line in warnings), warnings
+    assert all("FFL" not in line for line in warnings), warnings
+    # A fresh request still ends the game once a majority agrees.
+    fresh = (await alice.slash(table.channel, "cancel")).response
+    assert fresh is not None
+    await bob.click(fresh, label=texts.BUTTON_END_GAME)
     assert (await table.storage.load_game(game_id)).status == "cancelled"
 
 
