@@ -61,6 +61,8 @@ _WHY_NOT_RUNNING = {
     "abandoned": texts.GAME_ABANDONED,
     "damaged": texts.GAME_DAMAGED,
 }
+# What /status says of a channel whose latest game ended without being played out.
+_ENDED_HERE = {"damaged": texts.STATUS_SET_ASIDE, "abandoned": texts.STATUS_ABANDONED}
 DEMO_COOLDOWN_S = 120.0  # a channel starts at most one demo this often
 DEMO_LIMIT = 2  # demo games running at once in one server
 CANCEL_NOTE = "cancel"  # the session note that holds the open /cancel request
@@ -492,8 +494,11 @@ class DiscordGames:
         """/status: the public board and whom the game waits for."""
         session = self._session_here(interaction)
         if session is None:
-            stranded = self._stranded_here(interaction) is not None
-            await answer(interaction, texts.GAME_PAUSED if stranded else texts.NO_GAME_HERE)
+            if self._stranded_here(interaction) is not None:
+                reply = texts.GAME_PAUSED
+            else:
+                reply = await self._ended_here(interaction)
+            await answer(interaction, reply)
             return
         from ..render import board_text
 
@@ -506,6 +511,23 @@ class DiscordGames:
             text += "\n\n" + waiting.text
         embed = discord.Embed(title=f"Game #{session.game_id}", description=text[:4096])
         await answer(interaction, embed=embed)  # deferred by /status (it reads the lobby)
+
+    async def _ended_here(self, interaction: discord.Interaction) -> str:
+        """/status where no game runs: what became of the channel's latest game, if it was
+        set aside at a restart or abandoned (its table may have missed the notice, or the
+        notice scrolled away), or else that there is no game. The database is read:
+        /status is acknowledged first."""
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        if self._manager is None or guild_id is None or channel_id is None:
+            return texts.NO_GAME_HERE
+        try:
+            last = await self._manager.store.last_game_in(guild_id, channel_id)
+        except StorageError as exc:  # /status still answers, as it did before it looked
+            log.warning("/status: the channel's last game was not read (%s)", type(exc).__name__)
+            return texts.NO_GAME_HERE
+        if last is None or last.status not in _ENDED_HERE:
+            return texts.NO_GAME_HERE
+        return _ENDED_HERE[last.status].format(game_id=last.id)
 
     async def ask(self, interaction: discord.Interaction, seat: int) -> None:
         """/ask: what an AI seat says of the table (public talk: its own view only)."""

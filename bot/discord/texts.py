@@ -269,6 +269,16 @@ RESUME_RIGHTS = "Only the host of this game or a member with Manage Server can r
 RESUMED = "Done: the game resumes where it stopped."
 RESUME_FAILED = "The game could not be resumed; it stays paused. /cancel ends it."
 STATUS_PAUSED = "**Paused** because of an internal error: /resume carries on, /cancel ends it."
+# /status in a channel whose latest game ended without being played to its end.
+STATUS_SET_ASIDE = (
+    "No game is running in this channel. Game #{game_id} could not be restored after the bot"
+    " restarted: its stored record is damaged, so it was set aside without a result. Start a"
+    " new one with /newgame."
+)
+STATUS_ABANDONED = (
+    "No game is running in this channel. Game #{game_id} was abandoned: the bot could no"
+    " longer show it here, so it ended without a result. Start a new one with /newgame."
+)
 NO_GAME_HERE = "No game is running in this channel. Start one with /newgame."
 NO_GAME_FOR_YOU = "You are not playing in a game in this channel."
 CANCEL_ASK = (

@@ -30,6 +30,18 @@ class History:
             )
         return [GameSummary(*row) for row in rows]
 
+    async def last_game_in(self, guild_id: int, channel_id: int) -> GameSummary | None:
+        """The latest game of a channel, of any status (the highest id: the last created),
+        or None if none was ever played there."""
+        async with self._driver.read() as tx:
+            rows = await tx.all(
+                f"SELECT {_SUMMARY_COLUMNS} FROM games AS g"
+                " WHERE g.guild_id = :guild AND g.channel_id = :channel"
+                " ORDER BY g.id DESC LIMIT 1",
+                {"guild": guild_id, "channel": channel_id},
+            )
+        return GameSummary(*rows[0]) if rows else None
+
     async def player_stats(
         self, user_id: int, *, guild_id: int | None = None, recent: int = 5
     ) -> PlayerStats:

@@ -535,6 +535,35 @@ async def test_player_stats_count_finished_games_of_humans_only(storage: Storage
     assert (await storage.recent_games(guild_id=2))[0].players == 7
 
 
+async def test_the_last_game_of_a_channel_is_its_newest_of_any_status(storage: Storage) -> None:
+    """What /status tells of a channel where no game runs (a game set aside or abandoned)."""
+
+    async def game(channel: int, guild: int = 1) -> int:
+        return await storage.create_game(
+            players=5,
+            variant=STANDARD,
+            seed=1,
+            seats=seats_for(5),
+            options={},
+            guild_id=guild,
+            channel_id=channel,
+        )
+
+    assert await storage.last_game_in(1, 10) is None
+    await game(10)
+    other = await game(11)
+    damaged = await game(10)
+    await storage.mark_damaged(damaged, "action 3 does not read (ValueError)")
+    last = await storage.last_game_in(1, 10)
+    assert last is not None and (last.id, last.status) == (damaged, "damaged")
+    last = await storage.last_game_in(1, 11)
+    assert last is not None and last.id == other
+    assert await storage.last_game_in(2, 10) is None  # another server's channel
+    newer = await game(10)
+    last = await storage.last_game_in(1, 10)
+    assert last is not None and (last.id, last.status) == (newer, "running")
+
+
 async def test_settings_round_trip_and_replace(storage: Storage) -> None:
     assert await storage.get_settings(5) == {}
     await storage.set_settings(5, {"timers": {"vote": 120}, "ai": "belief-ismcts"})

@@ -212,6 +212,54 @@ async def test_a_game_set_aside_as_damaged_says_so_to_clicks_and_in_history(
     assert texts.OUTCOME_DAMAGED in line
 
 
+BAD_ACTION = "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 999, 'fascist{', 0)"
+
+
+async def test_status_where_a_game_was_set_aside_says_so_until_a_newer_one(
+    table: Harness,
+) -> None:
+    """/status in the channel of a game set aside at a restart answered "No game is
+    running", as if none had ever been played there. Now it names the game, says it was
+    set aside as damaged and what to do, after a later restart too, until a newer lobby
+    or game is in the channel."""
+    alice, bob = table.members[:2]
+    game_id = await start_game(table, [alice, bob], players=5)
+    driver = Driver(table, [alice, bob], seed=11)
+    await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
+    await damage(table, BAD_ACTION, game_id)
+    table.expect_error("is damaged")
+    await table.restart()
+    assert table.bot.games.manager.get(game_id) is None  # set aside
+    said = texts.STATUS_SET_ASIDE.format(game_id=game_id)
+    assert told(await bob.slash(table.channel, "status")) == said
+    await table.restart()  # the notice was posted at the first; /status still knows
+    assert told(await bob.slash(table.channel, "status")) == said
+
+    # A newer lobby is what /status shows; a newer game, once over, is no game at all.
+    await alice.slash(table.channel, "newgame")
+    shown = await bob.slash(table.channel, "status")
+    assert shown.response is not None and alice.mention in embed_text(shown.response)
+    assert said not in told(shown)
+    await alice.slash(table.channel, "cancel")  # the lobby
+    assert told(await bob.slash(table.channel, "status")) == said
+    newer = await start_game(table, [alice], players=5)
+    await alice.slash(table.channel, "cancel")  # the host alone: it ends at once
+    assert (await table.storage.load_game(newer)).status == "cancelled"
+    assert told(await bob.slash(table.channel, "status")) == texts.NO_GAME_HERE
+
+
+async def test_status_where_a_game_was_abandoned_says_so(table: Harness) -> None:
+    """The bot was removed from the server (its games abandoned) and added back: /status
+    in the channel says what became of its game there."""
+    alice = table.members[0]
+    game_id = await start_game(table, [alice], players=5)
+    table.expect_warning("abandoned")
+    await table.bot.games.place_lost("the bot left", channel_id=None, guild_id=table.guild.id)
+    assert (await table.storage.load_game(game_id)).status == "abandoned"
+    said = told(await alice.slash(table.channel, "status"))
+    assert said == texts.STATUS_ABANDONED.format(game_id=game_id)
+
+
 def test_every_way_a_game_ends_has_its_own_words_in_history() -> None:
     base = GameSummary(1, 1, 2, 5, "running", None, None, 0.0, None)
     seen = {
