@@ -692,7 +692,7 @@ class DiscordGames:
             await interaction.edit_original_response(content=texts.CANCEL_FAILED)
             return
         await _complete(interaction, texts.GAME_CANCELLED)
-        await interaction.followup.send(notices.cancelled(texts.CANCEL_HOST_ALONE))
+        await _tell_cancelled(interaction, stranded.id, notices.cancelled(texts.CANCEL_HOST_ALONE))
 
     async def _agree_to_cancel(
         self, interaction: discord.Interaction, session: GameSession, request: str | None
@@ -763,6 +763,37 @@ async def _complete(interaction: discord.Interaction, reply: str) -> None:
         # Status and code only: the reply may name a private choice.
         log.warning("could not complete an interaction's reply (%s %s)", exc.status, exc.code)
         await answer(interaction, reply, quiet=True)
+
+
+async def _tell_cancelled(interaction: discord.Interaction, game_id: int, notice: str) -> None:
+    """Tell the channel that its game was cancelled, after the fact: the game is over
+    whatever becomes of this notice, so it is best effort (the member was told already).
+    A public followup first; if it fails (the interaction expired, Discord failed), one
+    post to the channel as the bot."""
+    try:
+        await interaction.followup.send(notice)
+        return
+    except discord.HTTPException as exc:
+        log.warning(
+            "game %d: the channel was not told it was cancelled by a followup (%s %s)",
+            game_id,
+            exc.status,
+            exc.code,
+        )
+    if interaction.channel_id is None:
+        return
+    channel = interaction.client.get_partial_messageable(
+        interaction.channel_id, guild_id=interaction.guild_id
+    )
+    try:
+        await channel.send(notice)
+    except discord.HTTPException as exc:
+        log.warning(
+            "game %d: the channel was not told it was cancelled (%s %s)",
+            game_id,
+            exc.status,
+            exc.code,
+        )
 
 
 def _open_claim(session: GameSession, seat: int, prompt_id: str) -> bool:

@@ -101,7 +101,9 @@ class LobbyControl:
                     view=lobby_view(lobby),
                 )
             except discord.HTTPException as exc:
-                log.warning("lobby %s: cannot post its message: %s", lobby.id, exc)
+                log.warning(
+                    "lobby %s: cannot post its message (%s %s)", lobby.id, exc.status, exc.code
+                )
                 await self._not_posted(interaction, exc)
                 return
             lobby.message_id = message.id
@@ -220,7 +222,18 @@ class LobbyControl:
                 return True
             await self.book.close(lobby)
             reason = texts.LOBBY_CANCELLED.format(by=interaction.user.mention)
-            await announce(interaction, texts.LOBBY_CANCEL_DONE, content=reason)
+            try:
+                await announce(interaction, texts.LOBBY_CANCEL_DONE, content=reason)
+            except discord.HTTPException as exc:
+                # Closed already: the lobby message says so (below), and the member hears
+                # that it is done, never that nothing changed.
+                log.warning(
+                    "lobby %s: its cancel was not announced (%s %s)",
+                    lobby.id,
+                    exc.status,
+                    exc.code,
+                )
+                await answer(interaction, texts.LOBBY_CANCEL_DONE, quiet=True)
             await self._edit_lobby_message(interaction, lobby, closed_embed(lobby, reason), None)
         log.info("lobby %s cancelled", lobby.id)
         return True
@@ -289,8 +302,8 @@ class LobbyControl:
                 draft.message_id = interaction.message.id
             await self.book.save(draft)
             if cid is not None:  # the deferred update edits the clicked lobby message
-                await interaction.edit_original_response(
-                    embed=lobby_embed(draft), view=lobby_view(draft)
+                await self._show_click(
+                    interaction, draft, note, lobby_embed(draft), lobby_view(draft)
                 )
             else:
                 await answer(interaction, note)
@@ -307,10 +320,37 @@ class LobbyControl:
     ) -> None:
         embed = closed_embed(lobby, reason)
         if from_button is not None:  # acknowledged as a deferred update of the lobby message
-            await interaction.edit_original_response(embed=embed, view=None)
+            await self._show_click(interaction, lobby, reason, embed, None)
         else:
             await answer(interaction, reason)  # the member's ephemeral answer
             await self._edit_lobby_message(interaction, lobby, embed, None)
+
+    async def _show_click(
+        self,
+        interaction: discord.Interaction,
+        lobby: Lobby,
+        note: str,
+        embed: discord.Embed,
+        view: discord.ui.View | None,
+    ) -> None:
+        """Show a click's change, already saved, in the clicked lobby message (the
+        deferred update). If that edit fails (the message was deleted meanwhile, Discord
+        failed), the change stands all the same: the lobby message is edited (or posted
+        again) through the channel, best effort, and the member hears `note`, what was
+        done, never that nothing changed (a retry would be refused as done already)."""
+        try:
+            await interaction.edit_original_response(embed=embed, view=view)
+            return
+        except discord.HTTPException as exc:
+            # Status and code only: nothing of the lobby, and no member's name.
+            log.warning(
+                "lobby %s: could not show the lobby in the clicked message (%s %s)",
+                lobby.id,
+                exc.status,
+                exc.code,
+            )
+        await self._edit_lobby_message(interaction, lobby, embed, view)
+        await answer(interaction, note, quiet=True)
 
     async def _not_posted(
         self, interaction: discord.Interaction, exc: discord.HTTPException
@@ -333,7 +373,9 @@ class LobbyControl:
         try:
             await message.edit(embed=embed, view=None)
         except discord.HTTPException as exc:
-            log.warning("lobby %s: cannot close its message: %s", lobby.id, exc)
+            log.warning(
+                "lobby %s: cannot close its message (%s %s)", lobby.id, exc.status, exc.code
+            )
         try:
             await interaction.edit_original_response(content=texts.LOBBY_NOT_STORED)
         except discord.HTTPException:
@@ -360,18 +402,28 @@ class LobbyControl:
             except discord.NotFound:
                 pass  # deleted: an open lobby gets a fresh message below
             except discord.HTTPException as exc:
-                log.warning("lobby %s: cannot edit its message: %s", lobby.id, exc)
+                log.warning(
+                    "lobby %s: cannot edit its message (%s %s)", lobby.id, exc.status, exc.code
+                )
                 return lobby
         if view is None:
             return lobby  # a closed lobby needs no new message
         try:
             message = await channel.send(embed=embed, view=view)
         except discord.HTTPException as exc:
-            log.warning("lobby %s: cannot post its message again: %s", lobby.id, exc)
+            log.warning(
+                "lobby %s: cannot post its message again (%s %s)", lobby.id, exc.status, exc.code
+            )
             return lobby
         fresh = lobby.copy()
         fresh.message_id = message.id
-        await self.book.save(fresh)
+        try:
+            await self.book.save(fresh)
+        except BotError as exc:
+            # The change that led here is saved; only the new message's id is not, and a
+            # later edit of the old id posts the lobby again.
+            log.warning("lobby %s: cannot store its new message (%s)", lobby.id, type(exc).__name__)
+            return lobby
         return fresh
 
 
