@@ -82,6 +82,7 @@ from engine import (
 )
 from engine import events as ev
 
+from .. import notices
 from ..narrate import narrate, tiles
 from ..ports import PermissionLost, Post, Private, Prompt, PromptKind, Reveal, Table, Waiting
 from ..storage import ShownMessage
@@ -108,6 +109,8 @@ VOTE_EDIT_EVERY_S = 1.0  # at most one edit of a vote message per second (the la
 DEADLINE_RESET_S = 1.0  # a restored prompt whose clock moved more than this pings again
 BLUE = discord.ButtonStyle.primary
 BLOCKING = ("View Channel", "Send Messages", "Send Messages in Threads")
+# Why a vote's prompts close with no result to come: the game ends.
+GAME_ENDS = frozenset({notices.CANCELLED, notices.GAME_OVER})
 T = TypeVar("T")
 
 
@@ -328,7 +331,7 @@ class _Vote:
     open: set[int] = field(default_factory=set)  # their vote prompts still open
     message_id: int | None = None
     waiting: Waiting | None = None
-    ended: str | None = None  # why every vote prompt closed, if no result came (yet)
+    ended: str | None = None  # why the game ended with no result to come (cancelled)
     shown: str | None = None  # the text the message shows now
     refresh: asyncio.Task[None] | None = None  # a coalesced edit waiting to go
     restored_deadline: float | None = None  # the deadline it showed before a restart
@@ -788,9 +791,18 @@ class DiscordFrontend:
             return False
         await self._forget(table, vote_key(vote.prompt_id))
         await self._retire_round(table)
-        lines = [_vote_closed(vote.preamble, result)]
-        rnd = RoundMessage(vote.message_id, lines, dirty=True, image=vote.image)
-        self.state(table.game_id).round = rnd
+        state = self.state(table.game_id)
+        held, board = state.held, None
+        lines = [vote.preamble] if vote.preamble else []
+        if held.text() and held.extra is None and len(held.text()) <= MAX_CONTENT // 2:
+            # Told while the vote was open (a timeout, a member stepping away): it goes
+            # before the result, not after the round it led to.
+            lines.append(held.text())
+            board = held.board
+            held.clear()
+        lines.append(texts.VOTE_CLOSED.format(result=result))
+        rnd = RoundMessage(vote.message_id, lines, board=board, dirty=True, image=vote.image)
+        state.round = rnd
         return True
 
     async def _retire_round(self, table: Table) -> None:
@@ -983,10 +995,13 @@ class DiscordFrontend:
         state = self.state(table.game_id)
         vote = state.vote
         if vote is not None and prompt.id == vote.prompt_id and prompt_kind(prompt) == "vote":
-            # The vote message closes with the result; if none comes (a cancelled game),
-            # with the reason, at the next public message.
+            # The vote message closes with the result. A ballot the member no longer
+            # casts (a timeout, /afk) is cast by an AI: the vote stays open for it, and
+            # the reason (written to the member) is not the table's. Only a game that
+            # ends with no result (cancelled) closes it with its reason, at the next
+            # public message.
             vote.open.discard(prompt.seat)
-            if not vote.open:
+            if not vote.open and reason in GAME_ENDS:
                 vote.ended = reason
             return
         key = prompt_key(prompt)
