@@ -52,6 +52,7 @@ ever shown ephemerally to their seat.
 from __future__ import annotations
 
 import asyncio
+import enum
 import io
 import logging
 import random
@@ -342,6 +343,14 @@ class _Vote:
 Extra = tuple[ComponentId, str, discord.ButtonStyle]  # a narration's button
 
 
+class Edited(enum.IntEnum):
+    """How an edit went (false only when it did not: `if await self._edit(...)`)."""
+
+    GONE = 0  # the message is gone, or Discord refused the edit
+    DONE = 1
+    TEXT = 2  # done, without the files (a missing permission): the look has no image
+
+
 @dataclass(slots=True)
 class _Held:
     """Narration held back to go out with the next message (see `post`)."""
@@ -549,16 +558,17 @@ class DiscordFrontend:
         look: Look,
         *,
         files: Sequence[tuple[str, bytes]] = (),
-    ) -> bool:
+    ) -> Edited:
         """Show `look` on a message of the game (`files` replace its attachments; a look
-        without its image drops them); False if it is gone or Discord refused (logged)."""
+        without its image drops them): `Edited.TEXT` if the files could not go (the text
+        went alone), `Edited.GONE` (false) if it is gone or Discord refused (logged)."""
         message = self._channel(table).get_partial_message(message_id)
         if files and "Attach Files" in missing_in(self.client, table.channel_id):
             files = ()
             look = replace(look, image=False)
             await self._note_missing(table, "Attach Files")
 
-        async def edit() -> None:
+        async def edit(look: Look, files: Sequence[tuple[str, bytes]]) -> None:
             mentions = discord.AllowedMentions.none()
             shown = layout(look)
             if files:
@@ -574,14 +584,24 @@ class DiscordFrontend:
                     content=None, view=shown, attachments=[], allowed_mentions=mentions
                 )
 
+        result = Edited.DONE
         try:
-            await self._request(table, "an edit", edit)
+            try:
+                await self._request(table, "an edit", lambda: edit(look, files))
+            except PermissionLost:
+                if not files:
+                    raise
+                # As for a new message, the text never depends on its attachment (the
+                # permission cache is empty until the gateway is ready: nothing said
+                # Attach Files was missing).
+                result = Edited.TEXT
+                await self._request(table, "an edit", lambda: edit(replace(look, image=False), ()))
         except MessageGone:
-            return False
+            return Edited.GONE
         except discord.HTTPException as exc:
             log.warning("game %d: cannot edit message %d: %s", table.game_id, message_id, exc)
-            return False
-        return True
+            return Edited.GONE
+        return result
 
     def _look(
         self, table: Table, story: str, routes: Sequence[Route], *, live: bool, image: bool
@@ -849,12 +869,16 @@ class DiscordFrontend:
         look = self._look(table, rnd.text(), routes, live=rnd.live, image=image)
         # An edit only when the message would read differently.
         changed = bool(files) or look.signature() != rnd.shown
-        if changed and not await self._edit(table, rnd.message_id, look, files=files):
+        edited = await self._edit(table, rnd.message_id, look, files=files) if changed else None
+        if edited is Edited.GONE:
             # Gone (a moderator deleted it?): the round goes on in a new message.
             board = (rnd.board or self.state(table.game_id).board) if rnd.live else None
             files = [board] if board is not None else []
             message = await self._send(table, "", look=look, files=files)
             rnd.message_id, image = message.id, bool(message.attachments)
+        elif edited is Edited.TEXT:
+            image = False  # the board did not go, and the image it held is dropped
+        look = replace(look, image=image)
         rnd.dirty, rnd.board, rnd.image, rnd.shown = False, None, image, look.signature()
         body = rnd.body()
         for key, call in rnd.calls.items():  # where a restart finds the call again
@@ -1158,8 +1182,10 @@ class DiscordFrontend:
             ):
                 files, vote.image = [board], True  # a vote restored after a restart
             look = self._vote_look(table, vote, text)
-            if await self._edit(table, vote.message_id, look, files=files):
+            if edited := await self._edit(table, vote.message_id, look, files=files):
                 vote.shown = text
+                if edited is Edited.TEXT:
+                    vote.image = False
                 if restored is not None and _clock_reset(restored, deadline) and waiting:
                     who = " ".join(mention(table, s) for s in waiting.seats if s in vote.voters)
                     pings = [
@@ -1211,7 +1237,7 @@ class DiscordFrontend:
         closing = _vote_closed(vote.preamble, result)
         closed = await self._edit(table, vote.message_id, Look(closing))
         await self._forget(table, vote_key(vote.prompt_id))
-        return closed
+        return bool(closed)
 
 
 async def _cancel_refresh(vote: _Vote) -> None:

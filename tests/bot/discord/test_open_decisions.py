@@ -13,11 +13,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import discord
+import simcord
 
 from bot import notices
 from bot.config import Timers
 
-from .driver import Driver, components
+from .driver import Driver, components, game_paused
 from .harness import Harness, text
 from .test_game_flow import FAST, open_table, start_game
 
@@ -80,3 +81,53 @@ async def test_a_vote_stays_open_when_the_last_human_steps_away(tmp_path: Path) 
         await table.until(closed_with_result(table, vote.id), what="the result on the vote")
         assert notices.AI_PLAYS_NOW not in public_text(table)
         assert "stepped away" in public_text(table)
+
+
+# --- 4. an edit refused its board image goes in text --------------------------------
+
+
+def refuse_next_edit(table: Harness, message_id: int) -> None:
+    """Discord refuses the next edit of a message for a missing permission (403 / 50013),
+    as it does an edit bringing the board image into a channel without Attach Files."""
+    table.env.inject_error(
+        "PATCH",
+        f"/channels/{table.channel.id}/messages/{message_id}",
+        status=403,
+        code=50013,
+        message="Missing Permissions",
+        times=1,
+    )
+
+
+def edits_of(table: Harness, message_id: int) -> list[simcord.HttpLogEntry]:
+    path = f"/channels/{table.channel.id}/messages/{message_id}"
+    return [e for e in table.env.http_requests if e.method == "PATCH" and e.path == path]
+
+
+async def test_a_restored_call_refused_its_board_is_shown_in_text(tmp_path: Path) -> None:
+    async with open_table(tmp_path, LONG) as table:
+        alice, bob = table.members[:2]
+        await start_game(table, [alice, bob], players=5)
+        driver = Driver(table, [alice, bob], seed=1)
+        # A decision of a member's on a round message (a select: not the vote).
+        for _ in range(40):
+            await driver.next_prompt(lambda: False)
+            message, member = driver.pending()[0]
+            if any(p.get("type") == 3 for p in driver.mine(message, member)):
+                break
+            await driver.act(message, member)
+        else:
+            raise AssertionError("no select came")
+        # After a restart the cache cannot tell yet that Attach Files is missing (the
+        # games resume before the gateway is ready): the restored round's first edit
+        # brings the board and Discord refuses it.
+        refuse_next_edit(table, message.id)
+        edits = len(edits_of(table, message.id))
+        await table.restart()
+        await table.until(lambda: len(edits_of(table, message.id)) >= edits + 2, what="2 edits")
+        # Shown in text at once: the game neither paused nor warned of a lost permission.
+        assert not game_paused(table)
+        assert not table.message(message.id).attachments
+        await table.until(lambda: bool(driver.mine(table.message(message.id), member)))
+        reply = await driver.act(table.message(message.id), member)
+        assert reply.startswith("Done"), reply
