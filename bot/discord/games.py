@@ -31,7 +31,7 @@ from ..manager import Member, SessionManager
 from ..ports import REFUSALS, DeliveryError, Frontend, Prompt, PromptKind, Table
 from ..session import GameSession, SessionOptions
 from ..storage import GameDamaged, SetAside, StorageError, StoredGame
-from ..table_talk import TalkUnavailable
+from ..table_talk import TALK_WAIT_S, TalkUnavailable
 from ..timers import Timers
 from . import texts
 from .components import ComponentId, selected_values
@@ -65,6 +65,12 @@ _WHY_NOT_RUNNING = {
 _ENDED_HERE = {"damaged": texts.STATUS_SET_ASIDE, "abandoned": texts.STATUS_ABANDONED}
 DEMO_COOLDOWN_S = 120.0  # a channel starts at most one demo this often
 DEMO_LIMIT = 2  # demo games running at once in one server
+# /ask posts in the channel and queues work on the suspicion thread every game shares
+# (where a game's own table talk waits at most TALK_WAIT_S): a member asks at most this
+# often, and a channel hears one /ask at a time, the last one given up on the thread
+# (TALK_WAIT_S) before the next is let in.
+ASK_MEMBER_COOLDOWN_S = 60.0
+ASK_CHANNEL_COOLDOWN_S = TALK_WAIT_S + 5.0
 CANCEL_NOTE = "cancel"  # the session note that holds the open /cancel request
 _REQUEST_ID = re.compile(r"[0-9a-f]{1,16}")  # an interaction id in hex (a 64-bit snowflake)
 
@@ -139,6 +145,8 @@ class DiscordGames:
         self._frontend: DiscordFrontend | None = None
         self._meta: dict[int, _Meta] = {}
         self._demo_started: dict[int, float] = {}  # channel id -> when its last demo began
+        self._asked_in: dict[int, float] = {}  # channel id -> when its last /ask was let in
+        self._asked_by: dict[tuple[int, int], float] = {}  # (channel, member) -> the same
         self._telling: set[asyncio.Task[None]] = set()  # notices of games set aside
 
     # --- lifecycle ----------------------------------------------------------------------
@@ -366,6 +374,26 @@ class DiscordGames:
             return texts.DEMO_LIMIT.format(limit=DEMO_LIMIT)
         return None
 
+    def _ask_refusal(self, channel_id: int, user_id: int) -> str | None:
+        """Why an /ask may not be let in now (the member's or the channel's cooldown),
+        if so, with when the next one can be."""
+        now = self.clock()
+        # Forget the turns that are over, so that the books stay as small as the
+        # cooldowns (a busy server's members would otherwise pile up).
+        for key, at in list(self._asked_by.items()):
+            if now - at >= ASK_MEMBER_COOLDOWN_S:
+                del self._asked_by[key]
+        for channel, at in list(self._asked_in.items()):
+            if now - at >= ASK_CHANNEL_COOLDOWN_S:
+                del self._asked_in[channel]
+        mine = self._asked_by.get((channel_id, user_id))
+        if mine is not None:
+            return texts.ASK_MEMBER_COOLDOWN.format(when=_when(mine + ASK_MEMBER_COOLDOWN_S))
+        here = self._asked_in.get(channel_id)
+        if here is not None:
+            return texts.ASK_CHANNEL_COOLDOWN.format(when=_when(here + ASK_CHANNEL_COOLDOWN_S))
+        return None
+
     # --- components ---------------------------------------------------------------------
 
     async def on_click(self, interaction: discord.Interaction, cid: ComponentId) -> None:
@@ -535,6 +563,11 @@ class DiscordGames:
         if session is None or session.is_over:
             await answer(interaction, texts.NO_GAME_HERE)
             return
+        humans = _humans(session)
+        if humans and interaction.user.id not in humans:
+            # Spectators watch a game with players; a demo has none, so all may ask.
+            await answer(interaction, texts.ASK_PLAYERS_ONLY)
+            return
         seats = session.table.seats
         if not 0 <= seat < len(seats):
             await answer(interaction, texts.ASK_NO_SEAT.format(seat=seat, last=len(seats) - 1))
@@ -548,6 +581,14 @@ class DiscordGames:
         if not session.options.talk:
             await answer(interaction, texts.ASK_TALK_OFF)
             return
+        channel_id, user_id = interaction.channel_id, interaction.user.id
+        assert channel_id is not None  # a session was found by it
+        if refusal := self._ask_refusal(channel_id, user_id):
+            await answer(interaction, refusal)
+            return
+        # Let in now, before any await: two /ask at once cannot both pass.
+        now = self.clock()
+        self._asked_in[channel_id] = self._asked_by[(channel_id, user_id)] = now
         # The belief is read in its own thread: acknowledge first (3-second rule), and
         # privately, so a failure is told to the asker alone; the answer is table talk,
         # posted for everyone.
@@ -556,6 +597,10 @@ class DiscordGames:
         try:
             words = await session.ask_ai(seat)
         except TalkUnavailable:  # logged where it happened
+            # "Try again in a moment": the member's own turn is given back; the channel's
+            # is kept, so that a busy thread is not asked again at once.
+            if self._asked_by.get((channel_id, user_id)) == now:
+                del self._asked_by[(channel_id, user_id)]
             await _complete(interaction, texts.ASK_FAILED)
             return
         said = texts.ASK_SAID.format(name=name, words=words or texts.ASK_NOTHING)
@@ -794,6 +839,12 @@ async def _tell_cancelled(interaction: discord.Interaction, game_id: int, notice
             exc.status,
             exc.code,
         )
+
+
+def _when(at: float) -> str:
+    """A moment as Discord shows it in the reader's own terms ("in 12 seconds"); rounded
+    up, so that it is never before the moment."""
+    return f"<t:{math.ceil(at)}:R>"
 
 
 def _open_claim(session: GameSession, seat: int, prompt_id: str) -> bool:

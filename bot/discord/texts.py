@@ -238,6 +238,9 @@ ASK_TALK_OFF = "The AI players at this table keep quiet (the host turned talk of
 ASK_SAID = "💬 {name}: {words}"
 ASK_NOTHING = "I have nothing to say yet."
 ASK_SENT = "You asked {name}: the answer is below."
+ASK_PLAYERS_ONLY = "Only the players of this game can /ask its AI players; you can watch it here."
+ASK_MEMBER_COOLDOWN = "You asked an AI player a moment ago; you can /ask again {when}."
+ASK_CHANNEL_COOLDOWN = "An AI player here was asked a moment ago; the next /ask can be {when}."
 ASK_FAILED = (
     "That AI player could not answer just now; the game is unchanged. Try /ask again in a moment."
 )
