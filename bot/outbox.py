@@ -164,6 +164,14 @@ class Outbox:
         self._wakeup.set()
         self._nudged.set()
 
+    def redraw(self, table: Table) -> None:
+        """Have the front-end show again what it holds (`Frontend.flush`), after what is
+        queued: a message of the game was deleted, and the outbox, the game's only
+        writer, posts it again."""
+        # The mark of what is queued already: the cursor is not held back by it.
+        mark = self._items[-1].mark if self._items else self.shown
+        self.put(Flush(), table, mark)
+
     def nudge(self) -> None:
         """Try a message held for want of a permission again now (it may be back)."""
         self._nudged.set()

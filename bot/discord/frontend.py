@@ -35,14 +35,19 @@ What goes where:
   (their ids are stored, `MessageBook`): a prompt asked again is edited into its old
   message, without a second ping unless its clock was reset; anything not asked again is
   closed. Nothing is posted twice.
+- `deleted` (a moderator or a purge deleted messages; the bot's delete events call it):
+  the vote message, a round message with open calls or the live board of a running game
+  is posted again as it stood, pinging the members it asks to act, at the game's next
+  flush, which its outbox is asked for (`redraw`): the outbox stays the only writer.
 
 Every request goes through `delivery.attempt`: transient failures are retried with
 backoff, honouring Retry-After; a deleted channel or a lost server raises `PlaceLost`, a
 missing permission `PermissionLost` (both for the game's outbox to act on). The bot's
 permissions in the channel are read from the cache first: without Send Messages nothing
 is tried (a 403 spends the invalid-request budget); without Attach Files or Embed Links
-the text goes alone (it never depends on an attachment). Edits of the vote message are
-coalesced: at most one per `vote_edit_every_s`, the latest state always shown.
+the text goes alone (it never depends on an attachment), and an edit refused its image
+goes again without it. Edits of the vote message are coalesced: at most one per
+`vote_edit_every_s`, the latest state always shown.
 
 The channel sees only what `Post`, `Waiting` and the options of public prompts contain,
 all public by the port's contract; prompt questions (which may name a hand) are only
@@ -56,7 +61,7 @@ import enum
 import io
 import logging
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
@@ -387,6 +392,7 @@ class _GameState:
     view: PlayerView | None = None  # the latest spectator view (the live board's status)
     board: tuple[str, bytes] | None = None  # the latest board image, for each live board
     older: list[RoundMessage] = field(default_factory=list)  # earlier ones, calls open
+    gone: set[int] = field(default_factory=set)  # its messages deleted, to post again
 
     def rounds(self) -> list[RoundMessage]:
         """Every round message still edited: the earlier ones, then the current one."""
@@ -415,6 +421,9 @@ class DiscordFrontend:
         self.vote_edit_every_s = vote_edit_every_s
         self._sleep = sleep  # between retries of a failed request
         self._games: dict[int, _GameState] = {}
+        # Asks a game's outbox for a flush (set by the bot, `app`): a message of the game
+        # was deleted, and the outbox, the game's only writer, posts it again.
+        self.redraw: Callable[[int], None] | None = None
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -429,6 +438,29 @@ class DiscordFrontend:
     def last_waiting(self, game_id: int) -> Waiting | None:
         """What the game waited for when last told (for /status)."""
         return self.state(game_id).waiting
+
+    def deleted(self, game_id: int, message_ids: Collection[int]) -> bool:
+        """Messages were deleted (a moderator, a purge): those of a running game that
+        carry its open decisions, its vote or its live board are posted again by the
+        next flush, which the game's outbox is asked for. False if none was the game's."""
+        state = self._games.get(game_id)
+        if state is None:
+            return False
+        found = False
+        for rnd in state.rounds():
+            if rnd.message_id in message_ids:
+                rnd.dirty = True
+                state.gone.add(rnd.message_id)
+                found = True
+        vote = state.vote
+        if vote is not None and vote.message_id is not None and vote.message_id in message_ids:
+            state.gone.add(vote.message_id)
+            found = True
+        if found:
+            log.info("game %d: a message of the game was deleted", game_id)
+            if self.redraw is not None:
+                self.redraw(game_id)
+        return found
 
     def forget(self, game_id: int) -> None:
         """Drop a finished game's memory."""
@@ -756,8 +788,11 @@ class DiscordFrontend:
             held.extra = extra
 
     async def flush(self, table: Table) -> None:
-        """The burst is over: show the round messages as they stand now, and post the
-        narration held back, if any."""
+        """The burst is over: show the round messages as they stand now (posted again if
+        deleted, the vote too), and post the narration held back, if any."""
+        state = self.state(table.game_id)
+        if state.vote is not None and state.vote.message_id in state.gone:
+            await self._show_vote(table, state.vote)
         await self._show_rounds(table)
         await self._flush(table)
 
@@ -868,14 +903,24 @@ class DiscordFrontend:
         image = rnd.live and (rnd.image or bool(files))
         look = self._look(table, rnd.text(), routes, live=rnd.live, image=image)
         # An edit only when the message would read differently.
+        state = self.state(table.game_id)
         changed = bool(files) or look.signature() != rnd.shown
-        edited = await self._edit(table, rnd.message_id, look, files=files) if changed else None
+        if rnd.message_id in state.gone:  # deleted (a moderator, a purge)
+            edited: Edited | None = Edited.GONE
+        elif changed:
+            edited = await self._edit(table, rnd.message_id, look, files=files)
+        else:
+            edited = None
         if edited is Edited.GONE:
-            # Gone (a moderator deleted it?): the round goes on in a new message.
-            board = (rnd.board or self.state(table.game_id).board) if rnd.live else None
+            # The round goes on in a new message; the members it names were told of the
+            # old one (or its components went with it): told again.
+            gone = rnd.message_id
+            board = (rnd.board or state.board) if rnd.live else None
             files = [board] if board is not None else []
-            message = await self._send(table, "", look=look, files=files)
+            pings = [u for call in rnd.calls.values() for u in _named(table, call.prompt)]
+            message = await self._send(table, "", look=look, files=files, pings=pings)
             rnd.message_id, image = message.id, bool(message.attachments)
+            state.gone.discard(gone)
         elif edited is Edited.TEXT:
             image = False  # the board did not go, and the image it held is dropped
         look = replace(look, image=image)
@@ -1047,8 +1092,9 @@ class DiscordFrontend:
         vote = state.vote
         if waiting.phase is Phase.VOTE and vote is not None:
             vote.waiting = waiting
-            if vote.message_id is None:
-                await self._show_vote(table, vote)  # the first: at once, with its pings
+            if vote.message_id is None or vote.message_id in state.gone:
+                # At once: the first, with its pings; one deleted, posted again.
+                await self._show_vote(table, vote)
             elif vote.refresh is None or vote.refresh.done():
                 vote.refresh = asyncio.create_task(self._refresh_vote(table, vote))
         await self._close_restored(table)
@@ -1164,55 +1210,88 @@ class DiscordFrontend:
         return self._look(table, text, routes, live=True, image=vote.image)
 
     async def _show_vote(self, table: Table, vote: _Vote) -> None:
-        """Post the vote message, or edit it to show the latest state."""
-        text = self._vote_text(table, vote)
-        if text == vote.shown:
+        """Post the vote message, or edit it to show the latest state; one that is gone
+        is posted again."""
+        if vote.message_id is None:
+            await self._post_vote(table, vote)
+            return
+        restored = vote.restored_deadline
+        vote.restored_deadline = None
+        if vote.message_id in self.state(table.game_id).gone or not await self._edit_vote(
+            table, vote
+        ):
+            await self._repost_vote(table, vote)
             return
         waiting = vote.waiting
         deadline = waiting.deadline if waiting is not None else None
-        if vote.message_id is not None:
-            restored = vote.restored_deadline
-            vote.restored_deadline = None
-            board = self.state(table.game_id).board
-            files = []
-            if (
-                not vote.image
-                and board is not None
-                and "Attach Files" not in missing_in(self.client, table.channel_id)
-            ):
-                files, vote.image = [board], True  # a vote restored after a restart
-            look = self._vote_look(table, vote, text)
-            if edited := await self._edit(table, vote.message_id, look, files=files):
-                vote.shown = text
-                if edited is Edited.TEXT:
-                    vote.image = False
-                if restored is not None and _clock_reset(restored, deadline) and waiting:
-                    who = " ".join(mention(table, s) for s in waiting.seats if s in vote.voters)
-                    pings = [
-                        u
-                        for s in waiting.seats
-                        if s in vote.voters and (u := table.seats[s].user_id) is not None
-                    ]
-                    if pings:
-                        await self._send(table, texts.CLOCK_RESET.format(who=who), pings=pings)
-                return
+        if restored is not None and _clock_reset(restored, deadline) and waiting:
+            seats = [s for s in waiting.seats if s in vote.voters]
+            pings = [u for s in seats if (u := table.seats[s].user_id) is not None]
+            if pings:
+                who = " ".join(mention(table, s) for s in seats)
+                await self._send(table, texts.CLOCK_RESET.format(who=who), pings=pings)
+
+    async def _edit_vote(self, table: Table, vote: _Vote) -> bool:
+        """Edit the vote message to show the latest state; False if it is gone."""
+        assert vote.message_id is not None
+        text = self._vote_text(table, vote)
+        if text == vote.shown:
+            return True
+        board = self.state(table.game_id).board
+        files = []
+        if (
+            not vote.image
+            and board is not None
+            and "Attach Files" not in missing_in(self.client, table.channel_id)
+        ):
+            files, vote.image = [board], True  # a vote restored after a restart
+        look = self._vote_look(table, vote, text)
+        edited = await self._edit(table, vote.message_id, look, files=files)
+        if edited:
+            vote.shown = text
+        if edited is Edited.TEXT:
+            vote.image = False
+        return bool(edited)
+
+    async def _post_vote(self, table: Table, vote: _Vote) -> None:
+        """Post the vote message, which starts the next round's message."""
         pings = [u for s in vote.voters if (u := table.seats[s].user_id) is not None]
-        await self._retire_round(table)  # the vote starts the next round's message
+        await self._retire_round(table)
         # The narration held back (the nomination...) leads the vote message.
         vote.preamble, files = self._lead(table, MAX_CONTENT // 2)
         if not vote.preamble:
             await self._flush(table, live=False)
-        text = self._vote_text(table, vote)
         board = self.state(table.game_id).board
         if not files and board is not None:
             files = [board]  # the live board shows the board as the vote opens
-        vote.image = bool(files)
-        look = self._vote_look(table, vote, text)
-        message = await self._send(table, "", pings=pings, files=files, look=look)
+        await self._send_vote(table, vote, pings, files)
         if vote.preamble:
             self.state(table.game_id).held.clear()  # it went out with the vote
+
+    async def _repost_vote(self, table: Table, vote: _Vote) -> None:
+        """The vote message is gone (deleted): post it again as it stood, pinging the
+        members still to vote (their buttons went with it)."""
+        state = self.state(table.game_id)
+        gone = vote.message_id
+        waiting = vote.waiting
+        seats = [s for s in (waiting.seats if waiting else vote.voters) if s in vote.voters]
+        pings = [u for s in seats if (u := table.seats[s].user_id) is not None]
+        await self._send_vote(table, vote, pings, [state.board] if state.board else [])
+        if gone is not None:
+            state.gone.discard(gone)
+        log.info("game %d: its vote message was gone: posted again", table.game_id)
+
+    async def _send_vote(
+        self, table: Table, vote: _Vote, pings: list[int], files: list[tuple[str, bytes]]
+    ) -> None:
+        text = self._vote_text(table, vote)
+        vote.image = bool(files)
+        message = await self._send(
+            table, "", pings=pings, files=files, look=self._vote_look(table, vote, text)
+        )
         vote.message_id, vote.shown = message.id, text
         vote.image = bool(message.attachments)
+        deadline = vote.waiting.deadline if vote.waiting is not None else None
         await self._remember(
             table, vote_key(vote.prompt_id), ShownMessage(message.id, text, deadline)
         )
@@ -1245,6 +1324,16 @@ async def _cancel_refresh(vote: _Vote) -> None:
     if vote.refresh is not None:
         vote.refresh.cancel()
         await asyncio.gather(vote.refresh, return_exceptions=True)
+
+
+def _named(table: Table, prompt: Prompt) -> list[int]:
+    """The members a call's public line names as acting: its seat's, or both of a
+    legislative session's (its one line stands for either hand, so naming both says
+    nothing of whose it is)."""
+    view, seats = prompt.view, [prompt.seat]
+    if prompt_kind(prompt) == "hand":
+        seats = [view.president] + ([view.chancellor] if view.chancellor is not None else [])
+    return [u for s in dict.fromkeys(seats) if (u := table.seats[s].user_id) is not None]
 
 
 def _clock_reset(shown: float | None, now: float | None) -> bool:

@@ -18,9 +18,11 @@ import simcord
 from bot import notices
 from bot.config import Timers
 
-from .driver import Driver, components, game_paused
+from .driver import Driver, components, game_paused, game_progress
 from .harness import Harness, text
 from .test_game_flow import FAST, open_table, start_game
+
+Member = simcord.MemberActor
 
 # Long turns (nothing times out by itself), or a short vote (its clock runs out).
 LONG = replace(FAST, timers=Timers(turn_seconds=600, vote_seconds=600, afk_after=5))
@@ -131,3 +133,73 @@ async def test_a_restored_call_refused_its_board_is_shown_in_text(tmp_path: Path
         await table.until(lambda: bool(driver.mine(table.message(message.id), member)))
         reply = await driver.act(table.message(message.id), member)
         assert reply.startswith("Done"), reply
+
+
+# --- 1. a deleted game message comes back -------------------------------------------
+
+
+async def until_select(table: Harness, driver: Driver) -> tuple[discord.Message, Member]:
+    """Play the members' decisions until one is a select on a round message (a
+    nomination, a power, a claim); returns its message and member."""
+    for _ in range(60):
+        await driver.next_prompt(lambda: False)
+        message, member = driver.pending()[0]
+        if any(p.get("type") == 3 for p in driver.mine(message, member)):
+            return message, member
+        await driver.act(message, member)
+    raise AssertionError("no select came")
+
+
+def offered_again(table: Harness, driver: Driver, member: Member, old: int) -> Callable[[], bool]:
+    """Whether a message other than `old` offers `member` a decision."""
+    return lambda: any(m.id != old and who is member for m, who in driver.pending())
+
+
+async def test_a_deleted_call_is_posted_again_and_answers(tmp_path: Path) -> None:
+    async with open_table(tmp_path, LONG) as table:
+        alice = table.members[0]
+        await start_game(table, [alice], players=5)
+        driver = Driver(table, [alice], seed=4)
+        message, member = await until_select(table, driver)
+        progress = game_progress(table)
+        table.env.backend.delete_message(table.channel.id, message.id)  # a moderator
+        await table.until(offered_again(table, driver, member, message.id), what="a new call")
+        again = next(m for m, who in driver.pending() if m.id != message.id)
+        assert table.pinged(again) == {alice.id}  # she lost her components: told again
+        reply = await driver.act(again, member)
+        assert reply.startswith(("Done", "You said nothing")), reply
+        await table.until(lambda: game_progress(table) > progress, what="the game going on")
+        assert not game_paused(table)
+
+
+async def test_a_purged_call_is_posted_again(tmp_path: Path) -> None:
+    async with open_table(tmp_path, LONG) as table:
+        alice = table.members[0]
+        await start_game(table, [alice], players=5)
+        driver = Driver(table, [alice], seed=4)
+        message, member = await until_select(table, driver)
+        older = [m.id for m in table.channel_messages() if m.id < message.id]
+        table.env.backend.bulk_delete_messages(table.channel.id, [*older[-2:], message.id])
+        await table.until(offered_again(table, driver, member, message.id), what="a new call")
+        again = next(m for m, who in driver.pending() if m.id != message.id)
+        reply = await driver.act(again, member)
+        assert reply.startswith(("Done", "You said nothing")), reply
+
+
+async def test_a_deleted_vote_is_posted_again_and_counts(tmp_path: Path) -> None:
+    async with open_table(tmp_path, LONG) as table:
+        alice, bob = table.members[:2]
+        await start_game(table, [alice, bob], players=5)
+        vote = await until_vote(table, Driver(table, [alice, bob], seed=1))
+        await alice.click(vote, label="Ja")
+        await table.until(lambda: "Waiting for: bob " in text(table.message(vote.id)))
+        before = text(table.message(vote.id))
+        table.env.backend.delete_message(table.channel.id, vote.id)
+        await table.until(lambda: bool(vote_messages(table)), what="the vote again")
+        (again,) = vote_messages(table)
+        assert again.id != vote.id
+        assert text(again) == before  # as it stood: the nomination, who has voted
+        assert table.pinged(again) == {bob.id}  # the member still to vote
+        await bob.click(again, label="Nein")
+        await table.until(closed_with_result(table, again.id), what="the result on it")
+        assert not vote_messages(table)
