@@ -47,7 +47,8 @@ permissions in the channel are read from the cache first: without Send Messages 
 is tried (a 403 spends the invalid-request budget); without Attach Files or Embed Links
 the text goes alone (it never depends on an attachment), and an edit refused its image
 goes again without it. Edits of the vote message are coalesced: at most one per
-`vote_edit_every_s`, the latest state always shown.
+`vote_edit_every_s`, the latest state always shown; they run beside the outbox, so they
+only edit (a message they find gone is posted again through the outbox).
 
 The channel sees only what `Post`, `Waiting` and the options of public prompts contain,
 all public by the port's contract; prompt questions (which may name a hand) are only
@@ -1092,8 +1093,13 @@ class DiscordFrontend:
         vote = state.vote
         if waiting.phase is Phase.VOTE and vote is not None:
             vote.waiting = waiting
-            if vote.message_id is None or vote.message_id in state.gone:
-                # At once: the first, with its pings; one deleted, posted again.
+            if (
+                vote.message_id is None
+                or vote.message_id in state.gone
+                or vote.restored_deadline is not None
+            ):
+                # At once: the first, with its pings; one deleted, posted again; one
+                # restored after a restart, whose clock may need a ping.
                 await self._show_vote(table, vote)
             elif vote.refresh is None or vote.refresh.done():
                 vote.refresh = asyncio.create_task(self._refresh_vote(table, vote))
@@ -1211,7 +1217,8 @@ class DiscordFrontend:
 
     async def _show_vote(self, table: Table, vote: _Vote) -> None:
         """Post the vote message, or edit it to show the latest state; one that is gone
-        is posted again."""
+        is posted again. Only the outbox calls this (it may post): the coalesced
+        refresh edits alone (`_edit_vote`)."""
         if vote.message_id is None:
             await self._post_vote(table, vote)
             return
@@ -1298,11 +1305,17 @@ class DiscordFrontend:
 
     async def _refresh_vote(self, table: Table, vote: _Vote) -> None:
         """A coalesced edit: wait a moment, then show the latest state (errors are for
-        the next message of the outbox to meet; this one only logs them)."""
+        the next message of the outbox to meet; this one only logs them). It runs
+        beside the outbox, so it only edits: a message gone is posted again by the
+        outbox (`deleted`), which may be changing the same state meanwhile."""
         try:
             await asyncio.sleep(self.vote_edit_every_s)
-            if self.state(table.game_id).vote is vote:
-                await self._show_vote(table, vote)
+            state = self.state(table.game_id)
+            if state.vote is not vote or vote.message_id is None or vote.message_id in state.gone:
+                return
+            gone = vote.message_id
+            if not await self._edit_vote(table, vote) and vote.message_id == gone:
+                self.deleted(table.game_id, {gone})
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -8,15 +8,19 @@ earlier message pings its member; an edit refused its board image goes in text.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import discord
+import pytest
 import simcord
 
 from bot import notices
 from bot.config import Timers
+from bot.discord.frontend import DiscordFrontend
 
 from .driver import Driver, components, game_paused, game_progress
 from .harness import Harness, text
@@ -202,4 +206,41 @@ async def test_a_deleted_vote_is_posted_again_and_counts(tmp_path: Path) -> None
         assert table.pinged(again) == {bob.id}  # the member still to vote
         await bob.click(again, label="Nein")
         await table.until(closed_with_result(table, again.id), what="the result on it")
-        assert not vote_messages(table)
+        assert again.id not in [m.id for m in vote_messages(table)]
+
+
+# --- 5. only the outbox posts --------------------------------------------------------
+
+
+async def test_a_vote_refresh_that_finds_its_message_gone_leaves_the_post_to_the_outbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Which task posts each message of the game: the outbox's alone, or a message may
+    # go out while the outbox changes the same state (a result, held narration).
+    posters: list[str] = []
+    original = DiscordFrontend._post
+
+    async def post(self: DiscordFrontend, *args: Any, **kwargs: Any) -> discord.Message:
+        task = asyncio.current_task()
+        posters.append(task.get_name() if task is not None else "")
+        return await original(self, *args, **kwargs)
+
+    monkeypatch.setattr(DiscordFrontend, "_post", post)
+    async with open_table(tmp_path, LONG) as table:
+        alice, bob = table.members[:2]
+        game_id = await start_game(table, [alice, bob], players=5)
+        vote = await until_vote(table, Driver(table, [alice, bob], seed=1))
+        await table.until(lambda: "Waiting for: alice, bob " in text(table.message(vote.id)))
+        before = text(table.message(vote.id))
+        await alice.click(vote, label="Ja")  # its edit waits a moment (coalesced)
+        # Deleted meanwhile, and the bot missed the gateway's word of it (a reconnect):
+        # the coalesced edit alone finds it gone.
+        del table.env.backend.messages[table.channel.id][vote.id]
+        await table.until(lambda: bool(vote_messages(table)), what="the vote again")
+        (again,) = vote_messages(table)
+        # As it stood (the nomination leads it), alice's vote counted.
+        assert text(again).split("\n")[:2] == before.split("\n")[:2]
+        assert "Waiting for: bob " in text(again)
+        await bob.click(again, label="Nein")
+        await table.until(closed_with_result(table, again.id), what="the result on it")
+        assert set(posters) == {f"game-{game_id}-out"}
