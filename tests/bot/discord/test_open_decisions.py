@@ -139,6 +139,22 @@ async def test_a_restored_call_refused_its_board_is_shown_in_text(tmp_path: Path
         assert reply.startswith("Done"), reply
 
 
+async def test_a_restored_vote_refused_its_board_is_shown_in_text(tmp_path: Path) -> None:
+    async with open_table(tmp_path, LONG) as table:
+        alice, bob = table.members[:2]
+        await start_game(table, [alice, bob], players=5)
+        vote = await until_vote(table, Driver(table, [alice, bob], seed=1))
+        refuse_next_edit(table, vote.id)
+        edits = len(edits_of(table, vote.id))
+        await table.restart()
+        await table.until(lambda: len(edits_of(table, vote.id)) >= edits + 2, what="2 edits")
+        assert not game_paused(table)
+        assert not table.message(vote.id).attachments
+        for member in (alice, bob):
+            await member.click(table.message(vote.id), label="Ja")
+        await table.until(closed_with_result(table, vote.id), what="the result on it")
+
+
 # --- 1. a deleted game message comes back -------------------------------------------
 
 
