@@ -31,6 +31,7 @@ import aiohttp
 import discord
 
 from ..ports import PermissionLost, PlaceLost
+from . import texts
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,42 @@ def missing_here(interaction: discord.Interaction) -> list[str]:
     (Discord sends the bot's permissions there with every interaction)."""
     thread = isinstance(interaction.channel, discord.Thread)
     return missing_permissions(interaction.app_permissions, thread=thread)
+
+
+async def thread_refusal(interaction: discord.Interaction) -> str | None:
+    """Why the bot could not post a game in the interaction's thread, if it is one where
+    it cannot (a lobby would open there all the same: interaction followups need no
+    permission of the bot, and the game would pause at its first message):
+
+    - a locked thread, unless the bot has Manage Threads there (Discord lets only
+      moderators post in a locked thread: 160005);
+    - a private thread the bot is not in, unless it has Manage Threads (moderators see
+      every private thread). The gateway tells the bot the private threads it joins
+      (`Thread.me`); when its cache does not know, Discord is asked (one request, after
+      the interaction was acknowledged), so that nobody is refused wrongly.
+
+    An archived thread is no obstacle: the bot's first post reopens it, unless locked.
+    """
+    channel = interaction.channel
+    if not isinstance(channel, discord.Thread):
+        return None
+    if interaction.app_permissions.manage_threads:
+        return None
+    if channel.locked:
+        return texts.THREAD_LOCKED
+    if channel.type is not discord.ChannelType.private_thread or channel.me is not None:
+        return None
+    me = interaction.client.user
+    if me is None:  # not logged in: nothing to ask with
+        return None
+    try:
+        await channel.fetch_member(me.id)
+    except (discord.NotFound, discord.Forbidden):  # not a member; or not even shown it
+        return texts.THREAD_ADD_BOT
+    except discord.HTTPException as exc:
+        # Cannot tell: let the game try (if it cannot post, it pauses and says why).
+        log.info("thread %s: the bot's membership was not read (%s)", channel.id, exc.status)
+    return None
 
 
 def permission_lost(missing: Sequence[str], where: str) -> PermissionLost:

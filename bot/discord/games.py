@@ -35,7 +35,7 @@ from ..table_talk import TALK_WAIT_S, TalkUnavailable
 from ..timers import Timers
 from . import texts
 from .components import ComponentId, selected_values
-from .delivery import missing_here
+from .delivery import missing_here, thread_refusal
 from .desk import GameBot
 from .frontend import (
     CANCEL,
@@ -293,6 +293,11 @@ class DiscordGames:
         if missing := missing_here(interaction):
             await answer(interaction, texts.MISSING_HERE.format(names=", ".join(missing)))
             return
+        # Acknowledged first: the thread check may ask Discord (3-second window).
+        await acknowledge(interaction)
+        if refusal := await thread_refusal(interaction):
+            await answer(interaction, refusal)
+            return
         if refusal := self._demo_refusal(interaction.guild_id, interaction.channel_id):
             await answer(interaction, refusal)
             return
@@ -306,8 +311,6 @@ class DiscordGames:
             ai_budget_s=self.config.ai_seconds,
             ai_pace_s=pace,
         )
-        # Creating the game writes to the database: acknowledge first (3-second window).
-        await acknowledge(interaction)
         session = await self.manager.create(
             [],
             players=players,

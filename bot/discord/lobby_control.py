@@ -22,7 +22,7 @@ import discord
 from ..errors import BotError
 from . import texts
 from .components import ComponentId
-from .delivery import missing_here
+from .delivery import missing_here, thread_refusal
 from .lobby import Lobby, LobbyBook, LobbyError, LobbyOptions, LobbySeat
 from .lobby_message import ADD_AI, JOIN, LEAVE, START, closed_embed, lobby_embed, lobby_view
 from .replies import acknowledge, announce, answer
@@ -69,6 +69,9 @@ class LobbyControl:
             await answer(interaction, str(exc))
             return
         await acknowledge(interaction)  # a no-op if the command acknowledged already
+        if refusal := await thread_refusal(interaction):  # may ask Discord: acknowledged
+            await answer(interaction, refusal)
+            return
         async with self.book.lock(channel_id):
             if self.launcher.game_in(channel_id) is not None:
                 await answer(interaction, texts.GAME_ALREADY_HERE)
@@ -181,6 +184,9 @@ class LobbyControl:
             await answer(interaction, texts.MISSING_HERE.format(names=", ".join(missing)))
             return
         await acknowledge(interaction, update=cid is not None)
+        if refusal := await thread_refusal(interaction):  # locked, or left, since it opened
+            await answer(interaction, refusal)
+            return
         async with self.book.lock(channel_id):
             lobby = await self._current(interaction, cid)
             if lobby is None:

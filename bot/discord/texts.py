@@ -76,6 +76,14 @@ MISSING_HERE = (
 )
 
 # --- components ----------------------------------------------------------------------
+THREAD_LOCKED = (
+    "This thread is locked, so the bot cannot post the game in it: unlock it (or give the"
+    " bot Manage Threads), or play in another channel."
+)
+THREAD_ADD_BOT = (
+    "The bot is not in this private thread, so it cannot post the game here: add it to the"
+    " thread (mention it in the thread), then try again."
+)
 STALE_LOBBY = "This lobby is closed (the game started or the lobby was cancelled)."
 UNKNOWN_COMPONENT = (
     "This button comes from an older version of the bot and no longer works. "

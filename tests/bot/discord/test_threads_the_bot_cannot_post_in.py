@@ -1,0 +1,195 @@
+"""/newgame, /start and /demo in a thread where the bot cannot post, through discord.py's
+real dispatch.
+
+The lobby works anywhere (interaction followups need no permission of the bot), so such
+a thread used to pass every check: the game's first message then failed and the game
+paused at once, its members told the bot "lacks View Channel". Two such threads are
+refused up front, privately and precisely:
+
+- a locked thread, unless the bot has Manage Threads there (a moderator posts in a
+  locked thread; Discord refuses anyone else: 160005);
+- a private thread the bot was not added to, unless it has Manage Threads (a moderator
+  sees every private thread). Whether the bot is in it is read from its cache (the
+  gateway tells a bot the private threads it joins) or, failing that, asked of Discord
+  (GET /channels/<thread>/thread-members/<bot>: 404 when it is not a member).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import discord
+import pytest
+import simcord
+from simcord.backend.models.channel import Overwrite
+from simcord.enums import ChannelType, OverwriteType
+
+from bot.discord import games as games_module
+from bot.discord import texts
+
+from .harness import Harness, labels, opened_lobby, told
+from .lobby_desk import RecordingDesk, lobby_table
+from .test_game_flow import FAST, open_table
+
+
+@pytest.fixture
+async def table(tmp_path: Path) -> AsyncIterator[Harness]:
+    async with lobby_table(tmp_path) as h:
+        yield h
+
+
+def desk(table: Harness) -> RecordingDesk:
+    found = table.desk  # type: ignore[attr-defined]
+    assert isinstance(found, RecordingDesk)
+    return found
+
+
+def no_manage_threads(table: Harness) -> None:
+    """The bot without Manage Threads in the channel (and so in its threads), as the
+    invite link grants it (simcord's bot role has it)."""
+    backend = table.env.backend
+    flags = discord.Permissions(manage_threads=True).value
+    backend.set_overwrite(
+        table.channel.id,
+        Overwrite(backend.bot_user.id, OverwriteType.MEMBER, allow=0, deny=flags),
+    )
+
+
+def thread(table: Harness, owner: simcord.MemberActor, *, private: bool) -> simcord.ChannelHandle:
+    """A thread of the channel, started by `owner` (the bot not in it)."""
+    kind = ChannelType.PRIVATE_THREAD if private else ChannelType.PUBLIC_THREAD
+    made = table.env.backend.create_thread(table.channel.id, "game night", owner.id, type=kind)
+    return next(h for h in table.channel.threads if h.id == made.id)
+
+
+def lock(table: Harness, where: simcord.ChannelHandle, locked: bool = True) -> None:
+    table.env.backend.edit_channel(where.id, {}, thread_metadata={"locked": locked})
+
+
+async def test_a_locked_thread_is_refused_unless_the_bot_moderates_it(table: Harness) -> None:
+    alice, bob = table.members[:2]
+    no_manage_threads(table)
+    room = thread(table, alice, private=False)
+    opened = await alice.slash(room, "newgame")  # opened before the lock
+    lobby = next(m for m in room.history() if m.id == opened_lobby(opened).id)
+    await bob.click(lobby, label="Join")
+    lock(table, room)
+
+    refused = await alice.slash(room, "newgame")
+    assert told(refused) == texts.THREAD_LOCKED
+    by_button = await alice.click(lobby, label="Start")
+    assert told(by_button) == texts.THREAD_LOCKED
+    by_command = await alice.slash(room, "start")
+    assert told(by_command) == texts.THREAD_LOCKED
+    assert desk(table).launched == []
+    assert await table.bot.lobbies.book.get(room.id) is not None  # the lobby waits
+
+    lock(table, room, locked=False)
+    started = await alice.click(lobby, label="Start")
+    assert started.acknowledged and len(desk(table).launched) == 1
+
+
+async def test_a_locked_thread_is_fine_for_a_bot_with_manage_threads(table: Harness) -> None:
+    alice = table.members[0]
+    room = thread(table, alice, private=False)
+    lock(table, room)
+    opened = await alice.slash(room, "newgame")
+    assert told(opened) == texts.LOBBY_OPENED
+
+
+async def test_a_private_thread_without_the_bot_is_refused_until_it_is_added(
+    table: Harness,
+) -> None:
+    alice = table.members[0]
+    no_manage_threads(table)
+    room = thread(table, alice, private=True)
+    refused = await alice.slash(room, "newgame")
+    assert told(refused) == texts.THREAD_ADD_BOT
+    assert await table.bot.lobbies.book.get(room.id) is None
+    assert not [m for m in room.history() if labels(m)]  # no lobby shown
+
+    # Added (a member mentions it in the thread): the gateway tells the bot.
+    table.env.backend.add_thread_member(room.id, table.env.backend.bot_user.id)
+    opened = await alice.slash(room, "newgame")
+    assert told(opened) == texts.LOBBY_OPENED
+
+
+async def test_a_private_thread_the_cache_does_not_know_the_bot_in_is_asked_about(
+    table: Harness,
+) -> None:
+    """The bot's membership is not in its cache (a thread it was added to while it was
+    away, say): Discord is asked, and a member is never refused wrongly."""
+    alice = table.members[0]
+    no_manage_threads(table)
+    room = thread(table, alice, private=True)
+    table.env.backend.add_thread_member(room.id, table.env.backend.bot_user.id)
+    cached = table.bot.get_channel(room.id)
+    assert isinstance(cached, discord.Thread) and cached.me is not None
+    cached.me = None  # forgotten
+    opened = await alice.slash(room, "newgame")
+    assert told(opened) == texts.LOBBY_OPENED
+    asked = [e for e in table.env.http_requests if "/thread-members/" in e.path]
+    assert len(asked) == 1 and asked[0].method == "GET"
+
+
+async def test_a_private_thread_is_fine_for_a_bot_with_manage_threads(table: Harness) -> None:
+    alice = table.members[0]
+    room = thread(table, alice, private=True)
+    opened = await alice.slash(room, "newgame")
+    assert told(opened) == texts.LOBBY_OPENED
+
+
+# --- with the real games: /demo, and a game that does post once the bot is added ----------
+
+
+@pytest.fixture
+async def game_table(tmp_path: Path) -> AsyncIterator[Harness]:
+    async with open_table(tmp_path, FAST) as h:
+        yield h
+
+
+async def test_demo_is_refused_where_the_bot_cannot_post(
+    game_table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = game_table
+    alice = table.members[0]
+    no_manage_threads(table)
+    locked = thread(table, alice, private=False)
+    lock(table, locked)
+    assert told(await alice.slash(locked, "demo")) == texts.THREAD_LOCKED
+    private = thread(table, alice, private=True)
+    assert told(await alice.slash(private, "demo")) == texts.THREAD_ADD_BOT
+    assert table.bot.games.game_in(private.id) is None
+    # A refusal is no demo: the channel's cooldown has not started.
+    monkeypatch.setitem(games_module.DEMO_PACE, "slow", 30.0)
+    table.env.backend.add_thread_member(private.id, table.env.backend.bot_user.id)
+    started = await alice.slash(private, "demo", players=5, speed="slow")
+    assert told(started) == texts.DEMO_STARTING
+    game_id = table.bot.games.game_in(private.id)
+    assert game_id is not None
+    await table.bot.games.manager.get(game_id).cancel("test")  # type: ignore[union-attr]
+
+
+async def test_a_game_in_a_private_thread_the_bot_was_added_to_posts_there(
+    game_table: Harness,
+) -> None:
+    table = game_table
+    alice, bob = table.members[:2]
+    no_manage_threads(table)
+    room = thread(table, alice, private=True)
+    table.env.backend.add_thread_member(room.id, bob.id)
+    assert told(await alice.slash(room, "newgame", players=5)) == texts.THREAD_ADD_BOT
+    table.env.backend.add_thread_member(room.id, table.env.backend.bot_user.id)
+    opened = await alice.slash(room, "newgame", players=5)
+    lobby = next(m for m in room.history() if m.id == opened_lobby(opened).id)
+    await bob.click(lobby, label="Join")
+    started = await alice.click(lobby, label="Start")
+    assert started.acknowledged
+    game_id = table.bot.games.game_in(room.id)
+    assert game_id is not None
+    # The game's own messages reach the thread; it is not paused for want of access.
+    await table.until(lambda: len(room.history()) > 1, what="the game's first message")
+    session = table.bot.games.manager.get(game_id)
+    assert session is not None and not session.paused
+    await session.cancel("test")
