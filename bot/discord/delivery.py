@@ -8,7 +8,9 @@ dropped). A failure that retrying cannot fix becomes what it means for the game:
 - the channel or the server is gone (404 Unknown Channel / Unknown Guild, or the bot is
   no longer in the server): `PlaceLost`, and the game is abandoned;
 - the bot lacks a permission there (403 Missing Permissions / Missing Access):
-  `PermissionLost` naming the permissions, and the game pauses until they are back;
+  `PermissionLost` naming the permissions, and the game pauses until they are back
+  (Missing Access in a private thread the bot can see the parent of: it is not in the
+  thread, and the pause says to add it);
 - the game's thread is locked or archived (403 / 160005, 400 / 50083), or Discord
   refuses the bot there for a reason of its own (any other 403): `PermissionLost` with
   that cause, and the game pauses until a probe or a channel or thread update finds
@@ -184,6 +186,8 @@ def translate_for(
         if exc.code == UNKNOWN_CHANNEL:
             return PlaceLost(f"The channel of game #{game_id} was deleted.")
         if exc.code == MISSING_ACCESS:
+            if outside_private_thread(client, channel_id):
+                return PermissionLost(texts.THREAD_BOT_REMOVED.format(where=where))
             return permission_lost(["View Channel"], where)
         if exc.code == MISSING_PERMISSIONS:
             return permission_lost(missing_in(client, channel_id), where)
@@ -196,6 +200,20 @@ def translate_for(
         return exc
 
     return translate
+
+
+def outside_private_thread(client: discord.Client, channel_id: int | None) -> bool:
+    """Whether Missing Access in `channel_id` means the bot is not in that private
+    thread: a cached private thread where the bot sees the parent channel but lacks
+    Manage Threads (with which it would see every private thread). A thread the cache
+    does not know reads as a missing View Channel, as before."""
+    channel = client.get_channel(channel_id) if channel_id is not None else None
+    if not isinstance(channel, discord.Thread):
+        return False
+    if channel.type is not discord.ChannelType.private_thread or channel.guild.me is None:
+        return False
+    permissions = channel.permissions_for(channel.guild.me)
+    return permissions.view_channel and not permissions.manage_threads
 
 
 def missing_in(client: discord.Client, channel_id: int | None) -> list[str]:

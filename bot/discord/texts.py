@@ -84,6 +84,10 @@ THREAD_ADD_BOT = (
     "The bot is not in this private thread, so it cannot post the game here: add it to the"
     " thread (mention it in the thread), then try again."
 )
+THREAD_BOT_REMOVED = (
+    "The bot is not in the private thread {where}: add it to the thread (mention it"
+    " there) to carry on."
+)
 STALE_LOBBY = "This lobby is closed (the game started or the lobby was cancelled)."
 UNKNOWN_COMPONENT = (
     "This button comes from an older version of the bot and no longer works. "
