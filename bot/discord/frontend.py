@@ -24,10 +24,14 @@ What goes where:
 - `ask`: a vote joins the election's one vote message. Nominations and power targets are
   a select menu of the legal choices; claims a select menu of what may be said; the
   legislative session one line and one **Open your hand** button for both hands (the
-  policies show ephemerally to whoever holds them; the discard changes nothing the table
-  sees, so the Chancellor is told by DM that their hand is ready). A message edit pings
-  nobody: only a new message (a vote, a prompt with no round to join) pings the members
-  who must act (`allowed_mentions`).
+  policies show ephemerally to whoever holds them). A new message (a vote, a prompt with
+  no round to join) pings the members who must act (`allowed_mentions`); an edit pings
+  nobody, so a decision edited into an earlier message is told by a short line that
+  pings its member and links to it, posted once the edit that shows the call is made
+  (the game keeps one such line: the previous is deleted). The session's line stays the
+  same for both hands, but the discard itself is public (it is narrated: "X discards a
+  policy and passes two to Y", never which): the Chancellor is pinged once the message
+  shows that line, so the ping tells no sooner than the table reads, and told by DM too.
 - `withdraw`: the call leaves its message (the narration tells what was chosen; a
   reason the narration does not give, such as a timeout, is added as a line).
 - `reveal`: the full reveal, the final board and, when a belief model ran, the chart.
@@ -66,6 +70,7 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
+import aiohttp
 import discord
 
 from engine import (
@@ -394,6 +399,8 @@ class _GameState:
     board: tuple[str, bytes] | None = None  # the latest board image, for each live board
     older: list[RoundMessage] = field(default_factory=list)  # earlier ones, calls open
     gone: set[int] = field(default_factory=set)  # its messages deleted, to post again
+    announced: set[str] = field(default_factory=set)  # calls whose members were told
+    ping: int | None = None  # the last line that pinged members for an edited-in call
 
     def rounds(self) -> list[RoundMessage]:
         """Every round message still edited: the earlier ones, then the current one."""
@@ -710,6 +717,7 @@ class DiscordFrontend:
         state = self.state(table.game_id)
         text = post.text
         if post.last:  # the game ends here (cancelled): no live board stays behind
+            await self._drop_ping(table)
             if state.vote is not None:
                 await self._close_vote(table, state.vote, state.vote.ended or text)
                 state.vote = None
@@ -918,7 +926,7 @@ class DiscordFrontend:
             gone = rnd.message_id
             board = (rnd.board or state.board) if rnd.live else None
             files = [board] if board is not None else []
-            pings = [u for call in rnd.calls.values() for u in _named(table, call.prompt)]
+            pings = [u for call in rnd.calls.values() for u, _ in _told(table, call.prompt)]
             message = await self._send(table, "", look=look, files=files, pings=pings)
             rnd.message_id, image = message.id, bool(message.attachments)
             state.gone.discard(gone)
@@ -935,6 +943,40 @@ class DiscordFrontend:
             rnd.filed[key] = f"{rnd.message_id}:{body}"
         if rnd.live:
             await self._file_board(table, rnd)
+        # The calls this edit brought into view: their members are pinged (an edit
+        # notifies nobody), now that the table reads what led to them (the discard's
+        # narration comes with the Chancellor's hand). A message posted anew pinged them.
+        told: list[tuple[int, str]] = []
+        for key, call in rnd.calls.items():
+            if key not in state.announced:
+                state.announced.add(key)
+                if edited and edited is not Edited.GONE:
+                    told += _told(table, call.prompt)
+        if told:
+            await self._ping(table, rnd.message_id, told)
+
+    async def _ping(self, table: Table, message_id: int, told: Sequence[tuple[int, str]]) -> None:
+        """One line pinging members whose decision is up on an earlier message, with a
+        link to it; the game's previous such line goes (one at a time)."""
+        link = f"https://discord.com/channels/{table.guild_id or '@me'}/{table.channel_id}"
+        lines = [
+            texts.PING_CALL.format(who=f"<@{u}>", what=what, link=f"{link}/{message_id}")
+            for u, what in told
+        ]
+        sent = await self._send(table, "\n".join(lines), pings=[u for u, _ in told])
+        await self._drop_ping(table)
+        self.state(table.game_id).ping = sent.id
+
+    async def _drop_ping(self, table: Table) -> None:
+        """Delete the game's last ping line, best effort (a line left is harmless)."""
+        state = self.state(table.game_id)
+        old, state.ping = state.ping, None
+        if old is None:
+            return
+        try:
+            await self._channel(table).get_partial_message(old).delete()
+        except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+            log.info("game %d: a ping line was not deleted (%s)", table.game_id, type(exc).__name__)
 
     async def _file_board(self, table: Table, rnd: RoundMessage) -> None:
         """Keep the live board's id and story in the book (written when they change)."""
@@ -1026,14 +1068,15 @@ class DiscordFrontend:
                 state.round = found
             found.calls[key] = call
             found.dirty = True
+            state.announced.add(key)  # told before the restart (again if its clock moved)
             if _clock_reset(shown.deadline, prompt.deadline) and pings:
                 reset = texts.CLOCK_RESET.format(who=mention(table, prompt.seat))
                 await self._send(table, reset, pings=pings)
         elif rnd is not None and state.vote is None and rnd.fits(text):
-            rnd.calls[key] = call  # edited into the round's message (`flush`)
+            rnd.calls[key] = call  # edited into the round's message (`flush`), told then
             rnd.dirty = True
             if isinstance(prompt.options[0].action, Enact | ProposeVeto) and pings:
-                # The session's line did not change: the Chancellor hears it is their turn.
+                # The Chancellor hears it privately too (pinged as the edit shows it).
                 await self._nudge(table, pings[0])
         else:  # a new message, which the round goes on in: the narration held leads it
             lead, files = self._lead(table, MAX_CONTENT - len(text) - 2)
@@ -1044,6 +1087,8 @@ class DiscordFrontend:
                 files = [state.board]
             story = f"{lead}\n\n{text}" if lead else text
             look = self._look(table, story, prompt_items(table, prompt), live=True, image=True)
+            pings = [u for u, _ in _told(table, prompt)]
+            state.announced.add(key)  # told by the message itself
             sent = await self._send(table, "", pings=pings, files=files, look=look)
             if lead:
                 state.held.clear()  # it went out with the prompt
@@ -1053,8 +1098,8 @@ class DiscordFrontend:
             await self._remember(table, key, ShownMessage(sent.id, lead, prompt.deadline))
 
     async def _nudge(self, table: Table, user_id: int) -> None:
-        """Tell the Chancellor privately that their hand is ready (a message edit pings
-        nobody, and the session's line reads the same before and after the discard)."""
+        """Tell the Chancellor privately too that their hand is ready (a member may read
+        their DMs rather than the channel)."""
         if self.dm_secrets and table.channel_id is not None:
             text = texts.HAND_READY.format(game=table.game_id, channel=table.channel_id)
             await self._dm(table, user_id, text)
@@ -1079,6 +1124,7 @@ class DiscordFrontend:
         if rnd is None:
             return  # shown before a restart: its buttons answer that they are stale
         del rnd.calls[key]
+        state.announced.discard(key)
         rnd.dirty = True
         if reason not in QUIET_REASONS:
             rnd.add_line(f"> {table.seats[prompt.seat].name}: {reason}")
@@ -1134,6 +1180,7 @@ class DiscordFrontend:
 
     async def reveal(self, table: Table, reveal: Reveal) -> None:
         """Everything, now that the game is over: text, final board, suspicion chart."""
+        await self._drop_ping(table)  # nobody has a decision left
         vote = self.state(table.game_id).vote
         if vote is not None:
             await self._close_vote(table, vote, texts.GAME_OVER)
@@ -1339,14 +1386,24 @@ async def _cancel_refresh(vote: _Vote) -> None:
         await asyncio.gather(vote.refresh, return_exceptions=True)
 
 
-def _named(table: Table, prompt: Prompt) -> list[int]:
-    """The members a call's public line names as acting: its seat's, or both of a
-    legislative session's (its one line stands for either hand, so naming both says
-    nothing of whose it is)."""
-    view, seats = prompt.view, [prompt.seat]
-    if prompt_kind(prompt) == "hand":
-        seats = [view.president] + ([view.chancellor] if view.chancellor is not None else [])
-    return [u for s in dict.fromkeys(seats) if (u := table.seats[s].user_id) is not None]
+def _told(table: Table, prompt: Prompt) -> list[tuple[int, str]]:
+    """The member to ping as a call comes into view, and what they are told (only what
+    the table reads: whose turn, and at what); nobody for an AI seat."""
+    user_id = table.seats[prompt.seat].user_id
+    if user_id is None:
+        return []
+    match prompt.options[0].action:
+        case Nominate():
+            what = texts.PING_NOMINATE
+        case Investigate() | CallSpecialElection() | Execute():
+            what = texts.PING_POWER
+        case Discard() | Enact() | ProposeVeto():
+            what = texts.PING_HAND
+        case VetoReply():
+            what = texts.PING_VETO
+        case _:
+            what = texts.PING_CLAIM
+    return [(user_id, what)]
 
 
 def _clock_reset(shown: float | None, now: float | None) -> bool:

@@ -9,6 +9,7 @@ earlier message pings its member; an edit refused its board image goes in text.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -19,11 +20,14 @@ import pytest
 import simcord
 
 from bot import notices
+from bot.agent_port import InProcessAgents
 from bot.config import Timers
+from bot.discord import texts
 from bot.discord.frontend import DiscordFrontend
+from bot.discord.games import DiscordGames
 
 from .driver import Driver, components, game_paused, game_progress
-from .harness import Harness, text
+from .harness import Harness, harness, text
 from .test_game_flow import FAST, open_table, start_game
 
 Member = simcord.MemberActor
@@ -260,3 +264,190 @@ async def test_a_vote_refresh_that_finds_its_message_gone_leaves_the_post_to_the
         await bob.click(again, label="Nein")
         await table.until(closed_with_result(table, again.id), what="the result on it")
         assert set(posters) == {f"game-{game_id}-out"}
+
+
+# --- 2. a decision edited into an earlier message pings its member -------------------
+
+
+def link_to(table: Harness, message: discord.Message) -> str:
+    return f"https://discord.com/channels/{table.guild.id}/{table.channel.id}/{message.id}"
+
+
+def created_with(table: Harness, message: discord.Message, words: str) -> bool:
+    """Whether `message` said `words` when it was posted (not only since an edit)."""
+    return any(
+        name == "MESSAGE_CREATE" and payload.get("id") == str(message.id) and words in str(payload)
+        for _, name, payload in table.env.backend.transcript
+    )
+
+
+def told_of(table: Harness, member: Member, message: discord.Message, words: str = "") -> bool:
+    """Whether `member` was pinged for `message`'s call (whose line has `words`): by the
+    message, posted with it, or by a line linking to it."""
+    if member.id in table.pinged(message) and created_with(table, message, words):
+        return True
+    link = link_to(table, message)
+    return any(
+        link in text(m) and member.id in table.pinged(m)
+        for m in table.channel_messages()
+        if m.id != message.id
+    )
+
+
+def pinged_for(
+    table: Harness, member: Member, message: discord.Message, words: str
+) -> Callable[[], bool]:
+    return lambda: told_of(table, member, message, words)
+
+
+def close_dms(table: Harness, *members: Member) -> None:
+    """Their DMs are closed: Discord answers 403 / 50007 to every DM the bot tries."""
+    for member in members:
+        table.env.inject_error(
+            "POST",
+            f"/channels/{member.user.dm_channel.id}/messages",
+            status=403,
+            code=50007,
+            message="Cannot send messages to this user",
+            times=None,
+        )
+
+
+def session_line(table: Harness) -> tuple[discord.Message, int, int] | None:
+    """The message showing a legislative session's call with its components, and the
+    President's and Chancellor's member ids it names."""
+    for message in table.channel_messages():
+        if not any(c.get("label") == texts.BUTTON_HAND for c in components(message)):
+            continue
+        for line in text(message).splitlines():
+            if line.startswith("Legislative session: "):
+                president, chancellor = (int(i) for i in re.findall(r"<@(\d+)>", line))
+                return message, president, chancellor
+    return None
+
+
+async def test_a_later_nomination_pings_the_president(tmp_path: Path) -> None:
+    async with open_table(tmp_path, LONG) as table:
+        humans = table.members[:5]
+        await start_game(table, humans)
+        driver = Driver(table, humans, seed=3)
+        edited_in = 0
+        for _ in range(80):
+            await driver.next_prompt(lambda: False)
+            message, member = driver.pending()[0]
+            select = [p for p in driver.mine(message, member) if p.get("type") == 3]
+            if select and select[0].get("placeholder", "").endswith(texts.PICK_NOMINEE):
+                # Shown on an earlier message (an edit notifies nobody) or on a new one.
+                words = "nominate a chancellor"
+                await table.until(pinged_for(table, member, message, words), what="a ping")
+                edited_in += not created_with(table, message, words)
+                if edited_in >= 2:
+                    break
+            await driver.act(message, member)
+        assert edited_in >= 2
+
+        # One ping line at a time: the previous one is deleted.
+        def lines() -> list[str]:
+            return [text(m) for m in table.channel_messages() if "/channels/" in text(m)]
+
+        await table.until(lambda: len(lines()) == 1, what=f"one ping line: {lines()}")
+
+
+async def until_session(
+    table: Harness, driver: Driver, humans: list[Member]
+) -> tuple[discord.Message, Member, Member]:
+    """Play until a legislative session's line is up; its message, President and
+    Chancellor."""
+    for _ in range(80):
+        await driver.next_prompt(lambda: False)
+        shown = session_line(table)
+        if shown is not None:
+            message, president, chancellor = shown
+            return (
+                message,
+                next(m for m in humans if m.id == president),
+                next(m for m in humans if m.id == chancellor),
+            )
+        await driver.act(*driver.pending()[0])
+    raise AssertionError("no session came")
+
+
+async def discard(table: Harness, president: Member, message: discord.Message) -> None:
+    """The President opens their hand and discards."""
+    progress = game_progress(table)
+    opened = await president.click(message, label=texts.BUTTON_HAND)
+    assert opened.response is not None
+    await president.click(opened.response, label=components(opened.response)[0]["label"])
+    await table.until(lambda: game_progress(table) > progress, what="the discard")
+
+
+def ping_lines(table: Harness, member: Member) -> list[discord.Message]:
+    return [
+        m
+        for m in table.channel_messages()
+        if "/channels/" in text(m) and member.id in table.pinged(m)
+    ]
+
+
+async def test_a_chancellor_whose_dms_are_closed_is_pinged_in_the_channel(
+    tmp_path: Path,
+) -> None:
+    async with open_table(tmp_path, LONG) as table:
+        humans = table.members[:5]
+        close_dms(table, *humans)
+        await start_game(table, humans)
+        driver = Driver(table, humans, seed=3)
+        message, president, chancellor = await until_session(table, driver, humans)
+        words = "Legislative session"
+        await table.until(pinged_for(table, president, message, words), what="a ping")
+        await discard(table, president, message)
+        await table.until(pinged_for(table, chancellor, message, words), what="a ping")
+        (line,) = ping_lines(table, chancellor)
+        assert text(line) == texts.PING_CALL.format(
+            who=f"<@{chancellor.id}>", what=texts.PING_HAND, link=link_to(table, message)
+        )
+        their_hand = await chancellor.click(message, label=texts.BUTTON_HAND)
+        assert their_hand.response is not None and components(their_hand.response)
+
+
+async def test_the_chancellor_is_pinged_no_sooner_than_the_table_reads_the_discard(
+    tmp_path: Path,
+) -> None:
+    # A clock that stands still: the Chancellor's hand has the President's deadline, so
+    # the session's line reads the same for both hands; only the discard's narration
+    # (public: that it happened, never what) tells the table the hand moved on.
+    def games() -> DiscordGames:
+        return DiscordGames(LONG, agents=InProcessAgents(), clock=lambda: 1_800_000_000.0)
+
+    async with harness(tmp_path, games, config=LONG) as table:
+        humans = table.members[:5]
+        await start_game(table, humans)
+        driver = Driver(table, humans, seed=3)
+        message, president, chancellor = await until_session(table, driver, humans)
+        await table.until(pinged_for(table, president, message, "Legislative"), what="a ping")
+        await asyncio.sleep(1.0)  # the burst is over
+        assert not ping_lines(table, chancellor)  # not their turn yet
+        mark = len(table.env.backend.transcript)
+        await discard(table, president, message)
+        await table.until(lambda: bool(ping_lines(table, chancellor)), what="their ping")
+        (line,) = ping_lines(table, chancellor)
+        # The edit showing the discard came first, then the ping.
+        events = [
+            (name, payload)
+            for _, name, payload in table.env.backend.transcript[mark:]
+            if name in ("MESSAGE_UPDATE", "MESSAGE_CREATE")
+        ]
+        shown = next(
+            i
+            for i, (name, p) in enumerate(events)
+            if name == "MESSAGE_UPDATE"
+            and p.get("id") == str(message.id)
+            and "discards a policy" in str(p)
+        )
+        pinged = next(
+            i
+            for i, (name, p) in enumerate(events)
+            if name == "MESSAGE_CREATE" and p.get("id") == str(line.id)
+        )
+        assert shown < pinged
+        assert "discards a policy and passes two to" in text(table.message(message.id))
