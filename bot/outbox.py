@@ -139,6 +139,10 @@ class Outbox:
         self._idle.set()
         self._barriers: list[tuple[int, asyncio.Future[float]]] = []
         self._put_count = 0
+        # The mark of the last message put: what a redraw put while the outbox lingers or
+        # flushes at the end of a burst (nothing queued) derives from, not the cursor,
+        # which moves only once that burst is over.
+        self._last_mark = shown
         self._task: asyncio.Task[None] | None = None
 
     # --- what the session calls -----------------------------------------------------
@@ -148,6 +152,7 @@ class Outbox:
         if self.lost is not None:
             return  # nowhere to show it
         self._items.append(_Item(message, table, mark))
+        self._last_mark = mark
         self._put_count += 1
         self._idle.clear()
         self._wakeup.set()
@@ -168,8 +173,10 @@ class Outbox:
         """Have the front-end show again what it holds (`Frontend.flush`), after what is
         queued: a message of the game was deleted, and the outbox, the game's only
         writer, posts it again."""
-        # The mark of what is queued already: the cursor is not held back by it.
-        mark = self._items[-1].mark if self._items else self.shown
+        # The mark of what was put last: the cursor is not held back by it (the cursor
+        # itself lags while a burst ends: a redraw marked with it would keep the burst
+        # unshown, and a restart would announce its narration again).
+        mark = self._items[-1].mark if self._items else self._last_mark
         self.put(Flush(), table, mark)
 
     def nudge(self) -> None:

@@ -182,3 +182,49 @@ async def _until_resumed(manager: SessionManager, old: Any) -> Any:
     """The session that carries the game on once the manager resumed it."""
     await until(lambda: manager.get(old.game_id) not in (None, old), timeout=10)
     return manager.get(old.game_id)
+
+
+# --- a redraw while a burst ends -------------------------------------------------------
+
+
+class _Redrawing(FakeFrontend):
+    """Lingers at the end of a burst; counts its flushes, and may ask for a redraw from
+    inside one (a delete event handled while the end-of-burst flush runs)."""
+
+    def __init__(self, linger_s: float) -> None:
+        super().__init__(linger_s=linger_s)
+        self.outbox: Outbox | None = None
+        self.redraw_in_flush = False
+        self.flushes = 0
+
+    async def flush(self, table: Table) -> None:
+        self.flushes += 1
+        if self.redraw_in_flush and self.flushes == 1 and self.outbox is not None:
+            self.outbox.redraw(table)
+
+
+@pytest.mark.parametrize("when", ["lingering", "flushing"])
+async def test_a_redraw_as_a_burst_ends_does_not_hold_the_cursor_back(when: str) -> None:
+    # A message of the game is deleted (its delete event asks for a redraw) while the
+    # outbox waits for more at the end of a burst, or runs its end-of-burst flush: the
+    # burst is delivered, and the cursor says so once the redraw is done (a cursor left
+    # behind would have a restart announce the burst's narration again).
+    frontend = _Redrawing(linger_s=0.5 if when == "lingering" else 0.0)
+    stored: list[int] = []
+
+    async def on_shown(shown: int) -> None:
+        stored.append(shown)
+
+    outbox = Outbox(1, frontend, shown=3, on_shown=on_shown)
+    frontend.outbox = outbox
+    frontend.redraw_in_flush = when == "flushing"
+    outbox.start()
+    outbox.put(Post("narration"), _table(), 5)
+    if when == "lingering":
+        await until(lambda: bool(frontend.of(1, "post")))
+        await asyncio.sleep(0.1)  # delivered: the outbox lingers now
+        outbox.redraw(_table())
+    await until(lambda: frontend.flushes >= 2)
+    await outbox.join()
+    assert outbox.shown == 5 and stored[-1:] == [5]
+    await outbox.finish(5.0)
