@@ -152,7 +152,9 @@ def no_traceback(run: Shbot) -> None:
     assert "Exception ignored" not in run.err, run.err
 
 
-PLAY = ("play", "--players", "5", "--agent", "random", "--seed", "3")
+# Unpaced (`--pace 0`): these games are about processes, not the AI's timing, and a
+# paced game would wait out the thinking budget at every AI move.
+PLAY = ("play", "--players", "5", "--agent", "random", "--seed", "3", "--pace", "0")
 
 
 # --- Ctrl-C: saved at once, then resumed or cancelled --------------------------------
