@@ -902,7 +902,10 @@ class DiscordFrontend:
         state.older = [rnd for rnd in state.older if rnd.calls]
 
     async def _show_round(self, table: Table, rnd: RoundMessage) -> None:
-        if not rnd.dirty:
+        state = self.state(table.game_id)
+        # A message deleted while its last edit was in flight was shown (clean) after the
+        # delete event marked it: it is gone all the same, and posted again here.
+        if not rnd.dirty and rnd.message_id not in state.gone:
             return
         routes = rnd.routes(lambda prompt, named: prompt_items(table, prompt, named))
         files = [rnd.board] if rnd.board and rnd.live else []
@@ -912,7 +915,6 @@ class DiscordFrontend:
         image = rnd.live and (rnd.image or bool(files))
         look = self._look(table, rnd.text(), routes, live=rnd.live, image=image)
         # An edit only when the message would read differently.
-        state = self.state(table.game_id)
         changed = bool(files) or look.signature() != rnd.shown
         if rnd.message_id in state.gone:  # deleted (a moderator, a purge)
             edited: Edited | None = Edited.GONE

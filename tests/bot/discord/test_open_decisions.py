@@ -451,3 +451,47 @@ async def test_the_chancellor_is_pinged_no_sooner_than_the_table_reads_the_disca
         )
         assert shown < pinged
         assert "discards a policy and passes two to" in text(table.message(message.id))
+
+
+# --- 6. a message deleted while its edit is in flight --------------------------------
+
+
+async def test_a_call_deleted_while_its_edit_is_in_flight_is_posted_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The delete event is handled while the bot's edit of the message is under way (the
+    # edit lands, then the message goes): the round is shown clean after the event
+    # marked it gone, and the redraw the event asked for must still post it again.
+    deleted: list[int] = []
+    original = DiscordFrontend._edit
+
+    async def edit(
+        self: DiscordFrontend, table_: Any, message_id: int, *args: Any, **kw: Any
+    ) -> Any:
+        result = await original(self, table_, message_id, *args, **kw)
+        state = self.state(table_.game_id)
+        with_calls = any(r.message_id == message_id and r.calls for r in state.rounds())
+        if not deleted and with_calls and result:
+            deleted.append(message_id)
+            table.env.backend.delete_message(table.channel.id, message_id)  # a moderator
+            await table.until(lambda: message_id in state.gone, what="the delete event")
+        return result
+
+    monkeypatch.setattr(DiscordFrontend, "_edit", edit)
+    async with open_table(tmp_path, LONG) as table:
+        alice = table.members[0]
+        await start_game(table, [alice], players=5)
+        driver = Driver(table, [alice], seed=4)
+        for _ in range(60):
+            await driver.next_prompt(lambda: bool(deleted))
+            await asyncio.sleep(0.2)  # a call shown by the armed edit goes with its message
+            if deleted:
+                break
+            if pending := driver.pending():
+                await driver.act(*pending[0])
+        assert deleted, "no round message with a call was edited"
+        # Nothing times out (long turns): only the message posted again offers the call.
+        await table.until(
+            offered_again(table, driver, alice, deleted[0]), what="the call posted again"
+        )
+        assert deleted[0] not in [m.id for m in table.channel_messages()]
