@@ -21,17 +21,19 @@ What goes where:
   direct message, best effort: a closed DM (403 / 50007) is logged once and remembered
   for the rest of the game, so that member gets no further DM attempts (each would
   spend the bot's invalid-request budget).
-- `ask`: a vote joins the election's one vote message. Nominations and power targets are
-  a select menu of the legal choices; claims a select menu of what may be said; the
-  legislative session one line and one **Open your hand** button for both hands (the
-  policies show ephemerally to whoever holds them). A new message (a vote, a prompt with
-  no round to join) pings the members who must act (`allowed_mentions`); an edit pings
-  nobody, so a decision edited into an earlier message is told by a short line that
-  pings its member and links to it, posted once the edit that shows the call is made
-  (the game keeps one such line: the previous is deleted). The session's line stays the
-  same for both hands, but the discard itself is public (it is narrated: "X discards a
-  policy and passes two to Y", never which): the Chancellor is pinged once the message
-  shows that line, so the ping tells no sooner than the table reads, and told by DM too.
+- `ask`: a vote joins the election's one vote message (narration said while it is
+  open, such as a timeout, is told on it, before its result). Nominations and power
+  targets are a select menu of the legal choices; claims a select menu of what may be
+  said; the legislative session one line and one **Open your hand** button for both
+  hands (the policies show ephemerally to whoever holds them). A new message (a vote, a
+  prompt with no round to join) pings the members who must act (`allowed_mentions`); an
+  edit pings nobody, so a decision edited into an earlier message is told by a short
+  line that pings its member and links to it, posted once the edit that shows the call
+  is made (the game keeps one such line: the previous is deleted). The session's line
+  stays the same for both hands, but the discard itself is public (it is narrated: "X
+  discards a policy and passes two to Y", never which): the Chancellor is pinged once
+  the message shows that line, so the ping tells no sooner than the table reads, and
+  told by DM too.
 - `withdraw`: the call leaves its message (the narration tells what was chosen; a
   reason the narration does not give, such as a timeout, is added as a line).
 - `reveal`: the full reveal, the final board and, when a belief model ran, the chart.
@@ -348,6 +350,7 @@ class _Vote:
     refresh: asyncio.Task[None] | None = None  # a coalesced edit waiting to go
     restored_deadline: float | None = None  # the deadline it showed before a restart
     preamble: str = ""  # the narration that leads the message (the nomination...)
+    told: list[str] = field(default_factory=list)  # narration said while it is open
     image: bool = False  # the message holds a board image
 
 
@@ -800,10 +803,31 @@ class DiscordFrontend:
         """The burst is over: show the round messages as they stand now (posted again if
         deleted, the vote too), and post the narration held back, if any."""
         state = self.state(table.game_id)
-        if state.vote is not None and state.vote.message_id in state.gone:
-            await self._show_vote(table, state.vote)
+        vote = state.vote
+        if vote is not None and vote.message_id is not None:
+            # Narration said while the vote is open (a timeout, a member stepping away)
+            # is told on the vote message, which its result carries on: posted as a
+            # message of its own, it would read below the vote, after the round the vote
+            # becomes. (A paced table's last AI ballot comes after the burst is over.)
+            told = self._onto_vote(table, vote)
+            if told or vote.message_id in state.gone:
+                await self._show_vote(table, vote)
         await self._show_rounds(table)
         await self._flush(table)
+
+    def _onto_vote(self, table: Table, vote: _Vote) -> bool:
+        """Move the held narration onto the open vote message (shown at its next edit);
+        False if it goes out as before: the vote ended, or the narration carries a board
+        or a button, or it does not fit."""
+        held = self.state(table.game_id).held
+        text = held.text()
+        if not text or vote.ended is not None or held.extra is not None or held.board:
+            return False
+        if len("\n".join([*vote.told, text])) > MAX_CONTENT // 2:
+            return False
+        vote.told.append(text)
+        held.clear()
+        return True
 
     async def _flush(self, table: Table, *, live: bool = True) -> None:
         """Post the held narration (with its board and button) as one message, which
@@ -858,6 +882,7 @@ class DiscordFrontend:
         state = self.state(table.game_id)
         held, board = state.held, None
         lines = [vote.preamble] if vote.preamble else []
+        lines += vote.told  # told on the vote message while it was open
         if held.text() and held.extra is None and len(held.text()) <= MAX_CONTENT // 2:
             # Told while the vote was open (a timeout, a member stepping away): it goes
             # before the result, not after the round it led to.
@@ -1238,6 +1263,7 @@ class DiscordFrontend:
             mentions=" ".join(mention(table, s) for s in humans),
         )
         lines = [vote.preamble, header.rstrip()] if vote.preamble else [header.rstrip()]
+        lines += vote.told  # what happened since it opened (a timeout...), in order
         waiting = vote.waiting
         if waiting is not None:
             living = len(waiting.voted) + len(waiting.seats)
@@ -1375,7 +1401,8 @@ class DiscordFrontend:
         await _cancel_refresh(vote)
         if vote.message_id is None:
             return False
-        closing = _vote_closed(vote.preamble, result)
+        # What the vote message told while it was open stays, before the reason.
+        closing = _vote_closed("\n".join(x for x in (vote.preamble, *vote.told) if x), result)
         closed = await self._edit(table, vote.message_id, Look(closing))
         await self._forget(table, vote_key(vote.prompt_id))
         return bool(closed)

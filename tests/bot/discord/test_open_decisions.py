@@ -82,6 +82,32 @@ async def test_a_vote_stays_open_when_the_last_human_times_out(tmp_path: Path) -
         assert notices.TIME_UP not in public_text(table), closed
 
 
+# A table where people play, paced: each AI move is held at least this long (the AI
+# budget small too: the hold is the longer of the two), longer than the outbox lingers
+# at the end of a burst, so the last AI ballot comes in a burst of its own.
+PACED_SHORT_VOTE = replace(SHORT_VOTE, ai_pace=0.5, ai_seconds=0.5)
+
+
+async def test_on_a_paced_table_a_timeout_is_told_on_the_vote_before_its_result(
+    tmp_path: Path,
+) -> None:
+    async with open_table(tmp_path, PACED_SHORT_VOTE) as table:
+        alice = table.members[0]
+        await start_game(table, [alice], players=5)
+        vote = await until_vote(table, Driver(table, [alice], seed=1))
+        # alice's clock runs out; the AI ballot cast for her comes a pace later, after
+        # the burst that told the timeout is over: the vote shows it while it is open.
+        await table.until(
+            lambda: "ran out of time" in text(table.message(vote.id)), what="the timeout"
+        )
+        await table.until(closed_with_result(table, vote.id), what="the result on the vote")
+        closed = text(table.message(vote.id))
+        assert closed.index("ran out of time") < closed.index("**Vote closed.**"), closed
+        # Told once, on the vote message: no message of its own below the vote.
+        telling = [m.id for m in table.channel_messages() if "ran out of time" in text(m)]
+        assert telling == [vote.id], telling
+
+
 async def test_a_vote_stays_open_when_the_last_human_steps_away(tmp_path: Path) -> None:
     async with open_table(tmp_path, LONG) as table:
         alice = table.members[0]
