@@ -29,11 +29,12 @@ What goes where:
   prompt with no round to join) pings the members who must act (`allowed_mentions`); an
   edit pings nobody, so a decision edited into an earlier message is told by a short
   line that pings its member and links to it, posted once the edit that shows the call
-  is made (the game keeps one such line: the previous is deleted). The session's line
-  stays the same for both hands, but the discard itself is public (it is narrated: "X
-  discards a policy and passes two to Y", never which): the Chancellor is pinged once
-  the message shows that line, so the ping tells no sooner than the table reads, and
-  told by DM too.
+  is made (best effort: a line Discord refuses is tried again, and never keeps the call
+  from being shown; the game keeps one such line: the previous is deleted). The
+  session's line stays the same for both hands, but the discard itself is public (it is
+  narrated: "X discards a policy and passes two to Y", never which): the Chancellor is
+  pinged once the message shows that line, so the ping tells no sooner than the table
+  reads, and told by DM too.
 - `withdraw`: the call leaves its message (the narration tells what was chosen; a
   reason the narration does not give, such as a timeout, is added as a line).
 - `reveal`: the full reveal, the final board and, when a belief model ran, the chart.
@@ -121,6 +122,11 @@ MAX_EMBED = 4096  # and for an embed's description
 ROLE, HAND, CANCEL = "role", "hand", "cancel"
 VOTE_EDIT_EVERY_S = 1.0  # at most one edit of a vote message per second (the last wins)
 DEADLINE_RESET_S = 1.0  # a restored prompt whose clock moved more than this pings again
+# A ping line Discord refused is tried again at the game's next flush, and, for a game
+# that waits quietly on the member it pings, after this long (at most PING_RETRIES times
+# in a row: a refusal that lasts waits for the game's own flushes).
+PING_RETRY_S = 5.0
+PING_RETRIES = 3
 BLUE = discord.ButtonStyle.primary
 BLOCKING = ("View Channel", "Send Messages", "Send Messages in Threads")
 # Why a vote's prompts close with no result to come: the game ends.
@@ -403,7 +409,14 @@ class _GameState:
     older: list[RoundMessage] = field(default_factory=list)  # earlier ones, calls open
     gone: set[int] = field(default_factory=set)  # its messages deleted, to post again
     announced: set[str] = field(default_factory=set)  # calls whose members were told
-    ping: int | None = None  # the last line that pinged members for an edited-in call
+    # Calls edited into view whose members the next ping line tells (in order): kept
+    # until a line goes through, so that a line that fails is tried again (`_ping`).
+    unpinged: dict[str, None] = field(default_factory=dict)
+    # The lines that pinged members for edited-in calls: each line's id, and the calls it
+    # named (key: the message it linked to).
+    pings: dict[int, dict[str, int]] = field(default_factory=dict)
+    ping_failures: int = 0  # ping lines refused in a row
+    ping_retry: asyncio.TimerHandle | None = None  # a flush asked for to try again
 
     def rounds(self) -> list[RoundMessage]:
         """Every round message still edited: the earlier ones, then the current one."""
@@ -478,6 +491,8 @@ class DiscordFrontend:
         state = self._games.pop(game_id, None)
         if state is not None and state.vote is not None and state.vote.refresh is not None:
             state.vote.refresh.cancel()
+        if state is not None and state.ping_retry is not None:
+            state.ping_retry.cancel()
 
     async def close(self) -> None:
         """The bot stops: no coalesced edit may land after it (a restarted bot owns the
@@ -489,6 +504,9 @@ class DiscordFrontend:
         ]
         for task in refreshes:
             task.cancel()
+        for state in self._games.values():
+            if state.ping_retry is not None:
+                state.ping_retry.cancel()
         await asyncio.gather(*refreshes, return_exceptions=True)
         self._games.clear()
 
@@ -918,6 +936,7 @@ class DiscordFrontend:
         state.round = None
         if rnd.calls:
             state.older.append(rnd)
+        await self._ping(table)
 
     async def _show_rounds(self, table: Table) -> None:
         """Edit every round message that changed (one edit per message per burst)."""
@@ -925,6 +944,7 @@ class DiscordFrontend:
         for rnd in state.rounds():
             await self._show_round(table, rnd)
         state.older = [rnd for rnd in state.older if rnd.calls]
+        await self._ping(table)  # also those a failed line left to tell
 
     async def _show_round(self, table: Table, rnd: RoundMessage) -> None:
         state = self.state(table.game_id)
@@ -972,36 +992,100 @@ class DiscordFrontend:
             await self._file_board(table, rnd)
         # The calls this edit brought into view: their members are pinged (an edit
         # notifies nobody), now that the table reads what led to them (the discard's
-        # narration comes with the Chancellor's hand). A message posted anew pinged them.
-        told: list[tuple[int, str]] = []
-        for key, call in rnd.calls.items():
-            if key not in state.announced:
+        # narration comes with the Chancellor's hand), by the caller (`_ping`). A message
+        # posted anew pinged them all.
+        for key in rnd.calls:
+            if edited is Edited.GONE:
+                state.unpinged.pop(key, None)
                 state.announced.add(key)
-                if edited and edited is not Edited.GONE:
-                    told += _told(table, call.prompt)
-        if told:
-            await self._ping(table, rnd.message_id, told)
+            elif key in state.announced or key in state.unpinged:
+                continue
+            elif edited:
+                state.unpinged[key] = None
+            else:
+                state.announced.add(key)  # it read the same: shown before
 
-    async def _ping(self, table: Table, message_id: int, told: Sequence[tuple[int, str]]) -> None:
-        """One line pinging members whose decision is up on an earlier message, with a
-        link to it; the game's previous such line goes (one at a time)."""
-        link = f"https://discord.com/channels/{table.guild_id or '@me'}/{table.channel_id}"
-        lines = [
-            texts.PING_CALL.format(who=f"<@{u}>", what=what, link=f"{link}/{message_id}")
-            for u, what in told
-        ]
-        sent = await self._send(table, "\n".join(lines), pings=[u for u, _ in told])
-        await self._drop_ping(table)
-        self.state(table.game_id).ping = sent.id
+    async def _ping(self, table: Table) -> None:
+        """One line pinging the members whose decision was edited into an earlier
+        message, with a link to it; then the game's older such lines go. Best effort:
+        the call is on its message whatever becomes of the line. A line Discord refuses
+        is logged and tried again at the next flush; without the permission to post
+        (`PermissionLost`), the game pauses as for any message and the line goes once
+        it is back: either way the member is told."""
+        state = self.state(table.game_id)
+        named: dict[str, int] = {}
+        told: list[tuple[int, str, int]] = []
+        for key in list(state.unpinged):
+            rnd = self._round_of(table, key)
+            if rnd is None:  # closed meanwhile: nothing to tell
+                del state.unpinged[key]
+                continue
+            if rnd.message_id in state.gone:
+                continue  # deleted: posted again, pinging its members (`_show_round`)
+            named[key] = rnd.message_id
+            told += [(u, what, rnd.message_id) for u, what in _told(table, rnd.calls[key].prompt)]
+        if not named:
+            return
+        if told:
+            link = f"https://discord.com/channels/{table.guild_id or '@me'}/{table.channel_id}"
+            lines = [
+                texts.PING_CALL.format(who=f"<@{u}>", what=what, link=f"{link}/{message_id}")
+                for u, what, message_id in told
+            ]
+            try:
+                sent = await self._send(table, "\n".join(lines), pings=[u for u, _, _ in told])
+            except discord.HTTPException as exc:
+                # Its type and status only: the error's words may quote the line.
+                log.warning(
+                    "game %d: a ping line was not posted (%s %s): tried again later",
+                    table.game_id,
+                    type(exc).__name__,
+                    exc.status,
+                )
+                state.ping_failures += 1
+                self._retry_ping_later(table.game_id, state)
+                return
+            state.pings[sent.id] = named
+            state.ping_failures = 0
+        for key in named:
+            del state.unpinged[key]
+            state.announced.add(key)
+        # One line at a time: the older ones go.
+        newest = next(reversed(state.pings), None)
+        for line in list(state.pings):
+            if line != newest:
+                del state.pings[line]
+                await self._delete_ping(table, line)
+
+    def _retry_ping_later(self, game_id: int, state: _GameState) -> None:
+        """Ask the game's outbox for a flush in a while (it tries the ping line again):
+        a game waiting on the member it pings may have no flush of its own until then."""
+        if self.redraw is None or state.ping_retry is not None:
+            return
+        if state.ping_failures > PING_RETRIES:
+            return  # a refusal that lasts: the game's own flushes try again
+        redraw: Callable[[int], None] = self.redraw
+
+        def retry() -> None:
+            state.ping_retry = None
+            if self._games.get(game_id) is state and state.unpinged:
+                redraw(game_id)
+
+        state.ping_retry = asyncio.get_running_loop().call_later(PING_RETRY_S, retry)
 
     async def _drop_ping(self, table: Table) -> None:
-        """Delete the game's last ping line, best effort (a line left is harmless)."""
+        """The game ends: its ping lines go (nobody has a decision left), and no more
+        are posted."""
         state = self.state(table.game_id)
-        old, state.ping = state.ping, None
-        if old is None:
-            return
+        state.unpinged.clear()
+        lines, state.pings = list(state.pings), {}
+        for line in lines:
+            await self._delete_ping(table, line)
+
+    async def _delete_ping(self, table: Table, line: int) -> None:
+        """Delete a ping line, best effort (a line left is harmless)."""
         try:
-            await self._channel(table).get_partial_message(old).delete()
+            await self._channel(table).get_partial_message(line).delete()
         except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             log.info("game %d: a ping line was not deleted (%s)", table.game_id, type(exc).__name__)
 
@@ -1152,6 +1236,7 @@ class DiscordFrontend:
             return  # shown before a restart: its buttons answer that they are stale
         del rnd.calls[key]
         state.announced.discard(key)
+        state.unpinged.pop(key, None)
         rnd.dirty = True
         if reason not in QUIET_REASONS:
             rnd.add_line(f"> {table.seats[prompt.seat].name}: {reason}")
@@ -1242,6 +1327,8 @@ class DiscordFrontend:
         old = self.state(table.game_id)
         if old.vote is not None and old.vote.refresh is not None:
             old.vote.refresh.cancel()
+        if old.ping_retry is not None:
+            old.ping_retry.cancel()
         # What this process remembers of the game's messages is superseded by the book
         # (a host's /resume rebuilt the session in this process): start afresh from it.
         state = self._games[table.game_id] = _GameState(pace=old.pace, closed_dms=old.closed_dms)

@@ -22,12 +22,14 @@ import simcord
 from bot import notices
 from bot.agent_port import InProcessAgents
 from bot.config import Timers
+from bot.discord import frontend as frontend_module
 from bot.discord import texts
 from bot.discord.frontend import DiscordFrontend
 from bot.discord.games import DiscordGames
 
 from .driver import Driver, components, game_paused, game_progress
 from .harness import Harness, harness, text
+from .test_delivery_faults import allow_again, deny
 from .test_game_flow import FAST, open_table, start_game
 
 Member = simcord.MemberActor
@@ -521,3 +523,103 @@ async def test_a_call_deleted_while_its_edit_is_in_flight_is_posted_again(
             offered_again(table, driver, alice, deleted[0]), what="the call posted again"
         )
         assert deleted[0] not in [m.id for m in table.channel_messages()]
+
+
+# --- 7. a ping line that fails is tried again; the call is shown regardless ----------
+
+PING_MARK = " → https://discord.com/channels/"  # how a ping line's link begins
+
+
+def on_the_first_ping_lines(
+    monkeypatch: pytest.MonkeyPatch, times: int, fault: Callable[[], None]
+) -> list[str]:
+    """Calls `fault` (which makes Discord refuse the next post) just before each of the
+    first `times` ping lines is posted; returns the lines it refused, as they read."""
+    refused: list[str] = []
+    original = DiscordFrontend._send
+
+    async def send(self: DiscordFrontend, table_: Any, content: str, **kw: Any) -> Any:
+        if PING_MARK in content and len(refused) < times:
+            refused.append(content)
+            fault()
+        return await original(self, table_, content, **kw)
+
+    monkeypatch.setattr(DiscordFrontend, "_send", send)
+    return refused
+
+
+def pinged_by_a_line(table: Harness, line: str) -> Callable[[], bool]:
+    """Whether a channel message carries the ping line `line` (its first member's) and
+    pinged that member."""
+    first = line.splitlines()[0]
+    (member,) = re.findall(r"<@(\d+)>", first.split(PING_MARK)[0])
+    return lambda: any(
+        first in text(m) and int(member) in table.pinged(m) for m in table.channel_messages()
+    )
+
+
+async def until_refused(table: Harness, driver: Driver, refused: list[str]) -> None:
+    """Play the members' decisions until a ping line was refused."""
+    for _ in range(80):
+        await driver.next_prompt(lambda: bool(refused))
+        await asyncio.sleep(0.2)  # the burst that pings is over
+        if refused:
+            return
+        if pending := driver.pending():
+            await driver.act(*pending[0])
+    raise AssertionError("no ping line came")
+
+
+async def test_a_ping_line_discord_refuses_is_tried_again_and_the_game_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(frontend_module, "PING_RETRY_S", 0.3)  # a quiet game tries again
+
+    def refuse() -> None:  # a final refusal of Discord's (not a permission)
+        table.env.inject_error(
+            "POST",
+            f"/channels/{table.channel.id}/messages",
+            status=400,
+            code=50035,
+            message="Invalid Form Body",
+            times=1,
+        )
+
+    refused = on_the_first_ping_lines(monkeypatch, 2, refuse)
+    async with open_table(tmp_path, LONG) as table:
+        table.expect_warning("a ping line was not posted")
+        humans = table.members[:5]
+        await start_game(table, humans)
+        driver = Driver(table, humans, seed=3)
+        await until_refused(table, driver, refused)
+        # Refused twice (at once, then once more at the retry), then posted: the member
+        # is told, though the game waits on nobody else (no burst of its own to retry).
+        await table.until(pinged_by_a_line(table, refused[0]), what="the ping line again")
+        assert len(refused) == 2
+        assert not game_paused(table)
+        # The game goes on: every later call is shown (a front-end defect would have
+        # skipped one, and warned).
+        progress = game_progress(table)
+        for _ in range(6):
+            await driver.next_prompt(lambda: False)
+            await driver.act(*driver.pending()[0])
+        assert game_progress(table) > progress
+
+
+async def test_a_ping_line_refused_for_want_of_send_messages_goes_once_it_is_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Send Messages is taken away as a call is edited into an earlier message (edits
+    # still work): the game pauses as for any message it cannot post, and once the
+    # permission is back the member is pinged for that call, not skipped.
+    refused = on_the_first_ping_lines(monkeypatch, 1, lambda: deny(table, send_messages=True))
+    async with open_table(tmp_path, LONG) as table:
+        table.expect_warning("lacks Send Messages")
+        humans = table.members[:5]
+        await start_game(table, humans)
+        driver = Driver(table, humans, seed=3)
+        await until_refused(table, driver, refused)
+        await table.until(lambda: game_paused(table), what="the game paused")
+        allow_again(table)  # the channel update nudges the game
+        await table.until(pinged_by_a_line(table, refused[0]), what="the ping line")
+        await table.until(lambda: not game_paused(table), what="the game going on")
