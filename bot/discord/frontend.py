@@ -30,11 +30,11 @@ What goes where:
   edit pings nobody, so a decision edited into an earlier message is told by a short
   line that pings its member and links to it, posted once the edit that shows the call
   is made (best effort: a line Discord refuses is tried again, and never keeps the call
-  from being shown; the game keeps one such line: the previous is deleted). The
-  session's line stays the same for both hands, but the discard itself is public (it is
-  narrated: "X discards a policy and passes two to Y", never which): the Chancellor is
-  pinged once the message shows that line, so the ping tells no sooner than the table
-  reads, and told by DM too.
+  from being shown; a line is deleted once a newer one is up and none of the calls it
+  named is still open). The session's line stays the same for both hands, but the
+  discard itself is public (it is narrated: "X discards a policy and passes two to Y",
+  never which): the Chancellor is pinged once the message shows that line, so the ping
+  tells no sooner than the table reads, and told by DM too.
 - `withdraw`: the call leaves its message (the narration tells what was chosen; a
   reason the narration does not give, such as a timeout, is added as a line).
 - `reveal`: the full reveal, the final board and, when a belief model ran, the chart.
@@ -413,7 +413,7 @@ class _GameState:
     # until a line goes through, so that a line that fails is tried again (`_ping`).
     unpinged: dict[str, None] = field(default_factory=dict)
     # The lines that pinged members for edited-in calls: each line's id, and the calls it
-    # named (key: the message it linked to).
+    # named (key: the message it linked to). Deleted once none of them is open there.
     pings: dict[int, dict[str, int]] = field(default_factory=dict)
     ping_failures: int = 0  # ping lines refused in a row
     ping_retry: asyncio.TimerHandle | None = None  # a flush asked for to try again
@@ -1007,11 +1007,11 @@ class DiscordFrontend:
 
     async def _ping(self, table: Table) -> None:
         """One line pinging the members whose decision was edited into an earlier
-        message, with a link to it; then the game's older such lines go. Best effort:
-        the call is on its message whatever becomes of the line. A line Discord refuses
-        is logged and tried again at the next flush; without the permission to post
-        (`PermissionLost`), the game pauses as for any message and the line goes once
-        it is back: either way the member is told."""
+        message, with a link to it; then the older lines that name no call still open
+        there go. Best effort: the call is on its message whatever becomes of the line.
+        A line Discord refuses is logged and tried again at the next flush; without the
+        permission to post (`PermissionLost`), the game pauses as for any message and
+        the line goes once it is back: either way the member is told."""
         state = self.state(table.game_id)
         named: dict[str, int] = {}
         told: list[tuple[int, str, int]] = []
@@ -1050,10 +1050,12 @@ class DiscordFrontend:
         for key in named:
             del state.unpinged[key]
             state.announced.add(key)
-        # One line at a time: the older ones go.
+        # A line goes once none of the calls it named is open on the message it linked
+        # to: deleting it sooner would take back the ping of a member still to act (the
+        # President's claim line also named the Chancellor's).
         newest = next(reversed(state.pings), None)
-        for line in list(state.pings):
-            if line != newest:
+        for line, calls in list(state.pings.items()):
+            if line != newest and not any(self._open_on(table, k, at) for k, at in calls.items()):
                 del state.pings[line]
                 await self._delete_ping(table, line)
 
@@ -1072,6 +1074,11 @@ class DiscordFrontend:
                 redraw(game_id)
 
         state.ping_retry = asyncio.get_running_loop().call_later(PING_RETRY_S, retry)
+
+    def _open_on(self, table: Table, key: str, message_id: int) -> bool:
+        """Whether the call filed under `key` is open on message `message_id`."""
+        rnd = self._round_of(table, key)
+        return rnd is not None and rnd.message_id == message_id
 
     async def _drop_ping(self, table: Table) -> None:
         """The game ends: its ping lines go (nobody has a decision left), and no more
