@@ -552,7 +552,7 @@ class DiscordFrontend:
             message = await self._post(table, content, view, files, pings, embed, look)
         except PermissionLost as exc:
             if not files and embed is None:
-                raise await self._blocked(table, exc.missing) from exc
+                raise await self._blocked(table, exc.missing, exc) from exc
             # The text never depends on an attachment or an embed going through.
             text = await self._unembed(table, content, embed)
             plain = None if look is None else replace(look, image=False)
@@ -682,11 +682,14 @@ class DiscordFrontend:
             routes.append(button(ComponentId(game, ROLE), texts.BUTTON_ROLE))
         return Look(story, tuple(routes), status, image)
 
-    async def _blocked(self, table: Table, missing: Sequence[str]) -> Exception:
-        """The error for a channel the bot may not post in; its members are told once, by
-        DM, since the channel cannot carry the news."""
+    async def _blocked(
+        self, table: Table, missing: Sequence[str], refused: PermissionLost | None = None
+    ) -> Exception:
+        """The error for a channel the bot may not post in (`refused`: Discord's refusal,
+        which says why, such as a locked or archived thread); its members are told once,
+        by DM, since the channel cannot carry the news."""
         where = f"<#{table.channel_id}>"
-        error = permission_lost(missing, where)
+        error = refused or permission_lost(missing, where)
         state = self.state(table.game_id)
         if not state.blocked:
             state.blocked = True
