@@ -86,3 +86,10 @@ def lobby_message(table: Harness) -> discord.Message:
         if "Join" in labels(message):
             return message
     raise LookupError("no lobby message")
+
+
+def desk(table: Harness) -> RecordingDesk:
+    """The harness's stand-in for the session manager."""
+    found = table.desk  # type: ignore[attr-defined]
+    assert isinstance(found, RecordingDesk)
+    return found

@@ -20,7 +20,7 @@ from bot import notices
 from bot.discord import texts
 
 from .harness import Harness, embed_text, labels, text, told
-from .lobby_desk import RecordingDesk, lobby_message, lobby_table
+from .lobby_desk import desk, lobby_message, lobby_table
 from .test_game_faults_more import private_texts, public_texts
 from .test_game_flow import FAST, _stranded_by_a_restart, open_table
 
@@ -34,12 +34,6 @@ FAULTS = [(404, 10008, "Unknown Message"), (503, 0, "Service Unavailable")]
 async def table(tmp_path: Path) -> AsyncIterator[Harness]:
     async with lobby_table(tmp_path) as h:
         yield h
-
-
-def desk(table: Harness) -> RecordingDesk:
-    found = table.desk  # type: ignore[attr-defined]
-    assert isinstance(found, RecordingDesk)
-    return found
 
 
 def fail_edit(table: Harness, status: int, code: int, message: str) -> None:

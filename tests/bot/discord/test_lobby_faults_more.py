@@ -27,20 +27,13 @@ from bot.discord.lobby_message import ADD_AI, JOIN, LEAVE, START
 from bot.storage import Storage, StorageError
 
 from .harness import Harness, embed_text, forge_click, labels, opened_lobby, told
-from .lobby_desk import RecordingDesk, lobby_message, lobby_table
+from .lobby_desk import desk, lobby_message, lobby_table
 
 
 @pytest.fixture
 async def table(tmp_path: Path) -> AsyncIterator[Harness]:
     async with lobby_table(tmp_path) as h:
         yield h
-
-
-def desk(table: Harness) -> RecordingDesk:
-    """The harness's stand-in for the session manager."""
-    found = table.desk  # type: ignore[attr-defined]
-    assert isinstance(found, RecordingDesk)
-    return found
 
 
 def warnings_of(table: Harness) -> list[str]:

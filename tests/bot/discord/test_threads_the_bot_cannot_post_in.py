@@ -30,7 +30,7 @@ from bot.discord import texts
 
 from .driver import Driver
 from .harness import Harness, labels, opened_lobby, told
-from .lobby_desk import RecordingDesk, lobby_table
+from .lobby_desk import desk, lobby_table
 from .test_game_flow import FAST, open_table
 
 
@@ -38,12 +38,6 @@ from .test_game_flow import FAST, open_table
 async def table(tmp_path: Path) -> AsyncIterator[Harness]:
     async with lobby_table(tmp_path) as h:
         yield h
-
-
-def desk(table: Harness) -> RecordingDesk:
-    found = table.desk  # type: ignore[attr-defined]
-    assert isinstance(found, RecordingDesk)
-    return found
 
 
 def no_manage_threads(table: Harness) -> None:
