@@ -14,7 +14,7 @@ import contextlib
 import logging
 import signal
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import discord
 from discord import app_commands
@@ -32,10 +32,6 @@ from .lobby import ChannelSettingsLobbyStore, LobbyBook
 from .lobby_control import LobbyControl
 from .replay import Replays
 from .replies import answer
-
-if TYPE_CHECKING:  # imported with the games (see `run`)
-    from ..manager import SessionManager
-    from .frontend import DiscordFrontend
 
 log = logging.getLogger(__name__)
 
@@ -157,8 +153,6 @@ class SecretHitlerBot(commands.AutoShardedBot, GameBot):
         self.add_dynamic_items(Route)
         await self.add_cog(GameCommands(self))
         await self.games.start(self)
-        if (shown := self._shown_games()) is not None:
-            shown[0].redraw = self._redraw  # a deleted game message is posted again
         if self.config.sync_commands and (self.shard_ids is None or 0 in self.shard_ids):
             await self.sync_commands()
 
@@ -220,40 +214,11 @@ class SecretHitlerBot(commands.AutoShardedBot, GameBot):
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
         """A message was deleted (a moderator): if it carried a game's open decision or
         vote, the game posts it again."""
-        self._messages_deleted(payload.channel_id, {payload.message_id})
+        self.games.message_deleted(payload.channel_id, {payload.message_id})
 
     async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
         """Messages were deleted at once (a purge): as one by one."""
-        self._messages_deleted(payload.channel_id, payload.message_ids)
-
-    def _messages_deleted(self, channel_id: int, message_ids: set[int]) -> None:
-        shown = self._shown_games()
-        if shown is None:
-            return
-        frontend, manager = shown
-        for session in manager.sessions:
-            if session.channel_id == channel_id and not session.is_over:
-                frontend.deleted(session.game_id, message_ids)  # it calls `_redraw`
-
-    def _redraw(self, game_id: int) -> None:
-        """Have a game's outbox, its only writer, show again what its front-end holds."""
-        shown = self._shown_games()
-        session = shown[1].get(game_id) if shown is not None else None
-        if session is not None and not session.is_over:
-            session.outbox.redraw(session.table)
-
-    def _shown_games(self) -> tuple[DiscordFrontend, SessionManager] | None:
-        """The Discord front-end of the games and their sessions (None before they
-        start, or for a desk of another kind)."""
-        from .games import DiscordGames  # imported already when the games run
-
-        games = self.games
-        if not isinstance(games, DiscordGames):
-            return None
-        try:
-            return games.frontend, games.manager
-        except RuntimeError:  # not started yet
-            return None
+        self.games.message_deleted(payload.channel_id, payload.message_ids)
 
     # --- components -------------------------------------------------------------------
 

@@ -86,3 +86,8 @@ class GameDesk(GameLauncher, Protocol):
         """The bot's permissions may have changed in a channel (None: anywhere in the
         server): games paused for want of one try their next message again now."""
         ...
+
+    def message_deleted(self, channel_id: int, message_ids: set[int]) -> None:
+        """Messages of a channel were deleted (a moderator, a purge): a running game there
+        posts again what it still needs shown (its open decisions, its vote, its board)."""
+        ...

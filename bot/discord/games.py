@@ -169,6 +169,9 @@ class DiscordGames:
         """Build the manager over the bot's storage and resume the unfinished games."""
         storage = bot.storage
         self._frontend = DiscordFrontend(bot, dm_secrets=self.config.dm_secrets, book=storage)
+        # Before any game resumes: a deleted message of a resumed game (or a ping line
+        # to try again) asks its outbox for a flush from the start.
+        self._frontend.redraw = self._redraw
         agents = self._agents
         if agents is None:
             # Worker processes off the event loop, or tasks on a Ray cluster (AI_BACKEND).
@@ -361,6 +364,21 @@ class DiscordGames:
         for session in self._manager.sessions:
             if session.guild_id == guild_id and channel_id in (None, session.channel_id):
                 session.outbox.nudge()
+
+    def message_deleted(self, channel_id: int, message_ids: set[int]) -> None:
+        """Messages were deleted in a channel: the front-end marks what of the channel's
+        running game they carried, and asks its outbox to post it again (`_redraw`)."""
+        if self._manager is None or self._frontend is None:
+            return  # not started: no game has shown anything yet
+        for session in self._manager.sessions:
+            if session.channel_id == channel_id and not session.is_over:
+                self._frontend.deleted(session.game_id, message_ids)
+
+    def _redraw(self, game_id: int) -> None:
+        """Have a game's outbox, its only writer, show again what its front-end holds."""
+        session = self._manager.get(game_id) if self._manager is not None else None
+        if session is not None and not session.is_over:
+            session.outbox.redraw(session.table)
 
     def _demo_refusal(self, guild_id: int | None, channel_id: int) -> str | None:
         """Why a /demo may not start now (a channel's cooldown, a server's limit), if so."""

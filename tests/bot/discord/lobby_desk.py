@@ -22,6 +22,7 @@ class RecordingDesk:
     def __init__(self) -> None:
         self.launched: list[tuple[Lobby, list[LobbySeat]]] = []
         self.channels: dict[int, int] = {}
+        self.deleted: list[tuple[int, set[int]]] = []  # (channel, message ids) told
 
     async def start(self, bot: SecretHitlerBot) -> None:
         """Nothing to resume."""
@@ -69,6 +70,10 @@ class RecordingDesk:
 
     def permissions_changed(self, guild_id: int, channel_id: int | None = None) -> None:
         """No games here."""
+
+    def message_deleted(self, channel_id: int, message_ids: set[int]) -> None:
+        """Recorded: the bot tells the desk of every deleted message."""
+        self.deleted.append((channel_id, set(message_ids)))
 
 
 @asynccontextmanager
