@@ -200,6 +200,13 @@ class SecretHitlerBot(commands.AutoShardedBot, GameBot):
         """A thread was unlocked or reopened, perhaps: its paused games try again."""
         self.games.permissions_changed(after.guild.id, after.id)
 
+    async def on_thread_join(self, thread: discord.Thread) -> None:
+        """The bot was added to a thread (or sees one it had not known): a game paused
+        because the bot was not in its private thread carries on now. Discord tells no
+        thread or permission update of it, so the game would otherwise wait for its
+        outbox's next probe (`outbox.PROBE_S`, 30 s)."""
+        self.games.permissions_changed(thread.guild.id, thread.id)
+
     async def on_guild_role_update(self, before: discord.Role, after: discord.Role) -> None:
         """A role's permissions may have changed (the bot's own, among others)."""
         self.games.permissions_changed(after.guild.id)

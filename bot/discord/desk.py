@@ -83,8 +83,9 @@ class GameDesk(GameLauncher, Protocol):
         ...
 
     def permissions_changed(self, guild_id: int, channel_id: int | None = None) -> None:
-        """The bot's permissions may have changed in a channel (None: anywhere in the
-        server): games paused for want of one try their next message again now."""
+        """The bot's permissions (or its access: added to a thread) may have changed in a
+        channel (None: anywhere in the server): games paused for want of one try their
+        next message again now."""
         ...
 
     def message_deleted(self, channel_id: int, message_ids: set[int]) -> None:
