@@ -357,6 +357,7 @@ class _Vote:
     restored_deadline: float | None = None  # the deadline it showed before a restart
     preamble: str = ""  # the narration that leads the message (the nomination...)
     told: list[str] = field(default_factory=list)  # narration said while it is open
+    filed: int = 0  # how many of the lines told the book holds (a restart shows them)
     image: bool = False  # the message holds a board image
 
 
@@ -1166,6 +1167,8 @@ class DiscordFrontend:
                     vote.message_id, vote.shown = shown.message_id, shown.content
                     vote.restored_deadline = shown.deadline
                     vote.preamble = _preamble(shown.content)
+                    vote.told = _told_on_vote(shown.content)
+                    vote.filed = len(vote.told)
             vote.voters.add(prompt.seat)
             vote.open.add(prompt.seat)
             vote.ended = None
@@ -1293,7 +1296,9 @@ class DiscordFrontend:
                     await self._edit(table, shown.message_id, Look(shown.content))
                 continue
             if key.startswith("vote:"):
-                content = _vote_closed(_preamble(shown.content), texts.CLOSED_BY_RESTART)
+                # What it told while open stays, before the reason (as `_close_vote`).
+                story = [_preamble(shown.content), *_told_on_vote(shown.content)]
+                content = _vote_closed("\n".join(x for x in story if x), texts.CLOSED_BY_RESTART)
             else:
                 reason = texts.CLOSED_BY_RESTART
                 content = texts.PROMPT_CLOSED.format(text=shown.content, reason=reason)
@@ -1430,6 +1435,14 @@ class DiscordFrontend:
             vote.shown = text
         if edited is Edited.TEXT:
             vote.image = False
+        if edited and vote.filed != len(vote.told):
+            # A line told on it (a timeout, a member stepping away) is public narration
+            # the restarted bot must show again: the book keeps the text with it. (Only
+            # then: the ballots' progress is redrawn from the game itself.)
+            deadline = vote.waiting.deadline if vote.waiting is not None else None
+            shown = ShownMessage(vote.message_id, text, deadline)
+            await self._remember(table, vote_key(vote.prompt_id), shown)
+            vote.filed = len(vote.told)
         return bool(edited)
 
     async def _post_vote(self, table: Table, vote: _Vote) -> None:
@@ -1474,6 +1487,7 @@ class DiscordFrontend:
         await self._remember(
             table, vote_key(vote.prompt_id), ShownMessage(message.id, text, deadline)
         )
+        vote.filed = len(vote.told)
 
     async def _refresh_vote(self, table: Table, vote: _Vote) -> None:
         """A coalesced edit: wait a moment, then show the latest state (errors are for
@@ -1550,6 +1564,20 @@ def _preamble(vote_text: str) -> str:
     header = texts.VOTE_HEADER.split("{")[0]
     at = vote_text.find("\n" + header)
     return vote_text[:at] if at > 0 else ""
+
+
+def _told_on_vote(vote_text: str) -> list[str]:
+    """The lines told on an open vote message (`_Vote.told`), read back from its text:
+    those between its header and the ballots' progress, which always comes last."""
+    header = "\n" + texts.VOTE_HEADER.split("{")[0]
+    at = ("\n" + vote_text).find(header)
+    if at < 0:
+        return []
+    lines = vote_text[at:].splitlines()[1:]  # after the header's line
+    progress = (texts.VOTE_PROGRESS.split("{")[0], texts.VOTE_WAITING.split("{")[0])
+    while lines and lines[-1].startswith(progress):
+        lines.pop()
+    return ["\n".join(lines)] if lines else []
 
 
 def _embed_text(embed: discord.Embed | None) -> str:
