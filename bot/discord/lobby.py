@@ -380,28 +380,39 @@ class ChannelSettingsLobbyStore:
         self.storage = storage
 
     async def load_lobby(self, channel_id: int) -> Lobby | None:
-        """The saved lobby of a channel, if any (an unreadable one is dropped)."""
+        """The saved lobby of a channel, if any (an unreadable one is dropped, and so is
+        one whose game started: its row outlived a close that failed)."""
         data = (await self.storage.get_channel_settings(channel_id)).get(self.KEY)
         if data is None:
             return None
         lobby = read_lobby(channel_id, data)
         if lobby is None:
-            await self._drop(channel_id, data)
+            await self._drop(channel_id, data, "unreadable")
+            return None
+        game_id = await self.storage.game_of_lobby(channel_id, lobby.id)
+        if game_id is not None:
+            # The game is stored with its lobby's id before the lobby closes: a storage
+            # fault (or a stop) in between left the row, and the lobby is over all the same.
+            log.info("lobby %s: its game %s started; dropping its row", lobby.id, game_id)
+            await self._drop(channel_id, data, "started")
+            return None
         return lobby
 
-    async def _drop(self, channel_id: int, damaged: object) -> None:
-        """Remove an unreadable lobby row, keeping the channel's other settings."""
+    async def _drop(self, channel_id: int, row: object, why: str) -> None:
+        """Remove a lobby row that is no open lobby (`why`: unreadable, started), keeping
+        the channel's other settings."""
         try:
             settings = await self.storage.get_channel_settings(channel_id)
-            if settings.get(self.KEY) != damaged:
+            if settings.get(self.KEY) != row:
                 return  # replaced meanwhile (a new lobby opened): not ours to drop
             del settings[self.KEY]
-            guild = damaged.get("guild_id") if isinstance(damaged, Mapping) else None
+            guild = row.get("guild_id") if isinstance(row, Mapping) else None
             guild_id = guild if _is_int(guild) else None
             await self.storage.set_channel_settings(guild_id, channel_id, settings)
         except BotError as exc:
-            # The next lobby saved here overwrites the row anyway: reading on matters more.
-            log.warning("channel %s: cannot drop its unreadable lobby: %s", channel_id, exc)
+            # It is read as no lobby again next time, and the next lobby saved here
+            # overwrites it anyway: reading on matters more.
+            log.warning("channel %s: cannot drop its %s lobby: %s", channel_id, why, exc)
 
     async def save_lobby(self, lobby: Lobby) -> None:
         """Insert or replace."""
@@ -429,6 +440,10 @@ class SettingsStorage(Protocol):
         self, guild_id: int | None, channel_id: int, settings: Mapping[str, Any]
     ) -> None:
         """Replace a channel's settings."""
+        ...
+
+    async def game_of_lobby(self, channel_id: int, lobby_id: str) -> int | None:
+        """The game a lobby started, if any."""
         ...
 
 
@@ -477,6 +492,12 @@ class LobbyBook:
     async def close(self, lobby: Lobby) -> None:
         """Forget the lobby (started or cancelled), in storage first."""
         await self.store.delete_lobby(lobby)
+        self.forget(lobby)
+
+    def forget(self, lobby: Lobby) -> None:
+        """Count the lobby closed here without deleting its row: for a lobby whose game
+        started although the row could not be deleted (the store drops such a row when it
+        reads it back, and the next lobby saved in the channel replaces it)."""
         current = self._by_channel.get(lobby.channel_id)
         if current is not None and current.id == lobby.id:
             self._by_channel[lobby.channel_id] = None

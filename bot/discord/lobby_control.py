@@ -199,11 +199,11 @@ class LobbyControl:
             if self.launcher.game_in(channel_id) is not None:
                 # Started already (the bot stopped between storing the game and closing
                 # the lobby): never a second game in the channel.
-                await self.book.close(lobby)
+                await self._close_started(lobby)
                 await answer(interaction, texts.GAME_ALREADY_HERE)
                 return
             game_id = await self.launcher.launch(lobby, table)
-            await self.book.close(lobby)
+            await self._close_started(lobby)
             log.info("lobby %s started game %s", lobby.id, game_id)
             await self._show_closed(interaction, lobby, texts.LOBBY_STARTED, from_button=cid)
 
@@ -316,6 +316,17 @@ class LobbyControl:
                 await self._edit_lobby_message(
                     interaction, draft, lobby_embed(draft), lobby_view(draft)
                 )
+
+    async def _close_started(self, lobby: Lobby) -> None:
+        """Close a lobby whose game is stored (and runs). A storage fault here changes
+        nothing of the game, so the member must hear that it started: the lobby is
+        forgotten all the same, and its row, if the delete failed, is dropped when it is
+        read back (its game is found by the lobby's id) or replaced by the next lobby."""
+        try:
+            await self.book.close(lobby)
+        except BotError as exc:
+            log.warning("lobby %s: its game started, but cannot close it: %s", lobby.id, exc)
+            self.book.forget(lobby)
 
     async def _show_closed(
         self,

@@ -3,6 +3,8 @@ games only (running, paused, cancelled, abandoned and damaged ones never count).
 
 from __future__ import annotations
 
+import json
+
 from engine import Role
 
 from .driver import Driver
@@ -41,6 +43,28 @@ class History:
                 {"guild": guild_id, "channel": channel_id},
             )
         return GameSummary(*rows[0]) if rows else None
+
+    async def game_of_lobby(self, channel_id: int, lobby_id: str) -> int | None:
+        """The game a lobby started (the lobby's id is in the game's options), of any
+        status, or None: a lobby row still stored for a started game is a closed lobby."""
+        # The options are compact JSON (`records._dumps`): LIKE narrows the channel's
+        # games to those naming the lobby, and the parse below decides.
+        needle = json.dumps({"lobby": lobby_id}, separators=(",", ":"))[1:-1]
+        escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        async with self._driver.read() as tx:
+            rows = await tx.all(
+                "SELECT id, options FROM games WHERE channel_id = ?"
+                " AND options LIKE ? ESCAPE '\\' ORDER BY id DESC",
+                (channel_id, f"%{escaped}%"),
+            )
+        for game_id, options in rows:
+            try:
+                data = json.loads(options)
+            except ValueError:
+                continue  # damaged options: not this lobby's game, as far as anyone can tell
+            if isinstance(data, dict) and data.get("lobby") == lobby_id:
+                return int(game_id)
+        return None
 
     async def player_stats(
         self, user_id: int, *, guild_id: int | None = None, recent: int = 5

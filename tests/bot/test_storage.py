@@ -564,6 +564,35 @@ async def test_the_last_game_of_a_channel_is_its_newest_of_any_status(storage: S
     assert last is not None and (last.id, last.status) == (newer, "running")
 
 
+async def test_the_game_a_lobby_started_is_found_by_the_lobby_s_id(storage: Storage) -> None:
+    """How a lobby row left behind by a failed close is known to be a started lobby."""
+
+    async def game(channel: int, options: dict[str, object]) -> int:
+        return await storage.create_game(
+            players=5,
+            variant=STANDARD,
+            seed=1,
+            seats=seats_for(5),
+            options=options,
+            guild_id=1,
+            channel_id=channel,
+        )
+
+    first = await game(10, {"host_id": 5, "lobby": "L1a", "timer": 60})
+    longer = await game(10, {"lobby": "L1a0"})  # the first's id is a prefix of its id
+    await game(11, {"lobby": "L2"})
+    await game(10, {"demo": True})
+    await game(10, {"lobby": "Lxa"})  # matches "L_a" if `_` were a wildcard
+    await storage.abandon_game(first, "the channel was deleted")
+    assert await storage.game_of_lobby(10, "L1a") == first  # of any status
+    assert await storage.game_of_lobby(10, "L1a0") == longer
+    assert await storage.game_of_lobby(11, "L1a") is None  # another channel's
+    assert await storage.game_of_lobby(10, "L2") is None
+    assert await storage.game_of_lobby(10, "L_a") is None
+    assert await storage.game_of_lobby(10, "l1A") is None  # SQLite's LIKE ignores case
+    assert await storage.game_of_lobby(12, "L1a") is None
+
+
 async def test_settings_round_trip_and_replace(storage: Storage) -> None:
     assert await storage.get_settings(5) == {}
     await storage.set_settings(5, {"timers": {"vote": 120}, "ai": "belief-ismcts"})

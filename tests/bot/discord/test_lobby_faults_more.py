@@ -5,7 +5,7 @@ lobby message that cannot be posted."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +20,13 @@ from bot.discord.lobby import (
     Lobby,
     LobbyBook,
     LobbyOptions,
+    LobbySeat,
     MemoryLobbyStore,
     default_options,
 )
 from bot.discord.lobby_message import ADD_AI, JOIN, LEAVE, START
-from bot.storage import Storage, StorageError
+from bot.storage import SeatRecord, Storage, StorageError
+from engine import STANDARD
 
 from .harness import Harness, embed_text, forge_click, labels, opened_lobby, told
 from .lobby_desk import desk, lobby_message, lobby_table
@@ -317,3 +319,88 @@ async def test_a_lobby_the_database_refuses_is_shown_closed(
     assert await table.bot.lobbies.book.get(table.channel.id) is None
     again = await bob.slash(table.channel, "newgame")
     assert labels(opened_lobby(again)) == ["Join", "Leave", "Add AI", "Start"]
+
+
+# --- a start whose lobby cannot be closed ------------------------------------------------
+
+
+def _storing_launch(table: Harness) -> Callable[[Lobby, Sequence[LobbySeat]], Awaitable[int]]:
+    """The desk's launch, storing the game as the real launcher does: with its lobby's id
+    in its options (how a lobby row left behind is known to be a started one)."""
+    recording = desk(table)
+
+    async def launch(room: Lobby, seats: Sequence[LobbySeat]) -> int:
+        game_id = await table.storage.create_game(
+            players=len(seats),
+            variant=STANDARD,
+            seed=1,
+            seats=[
+                SeatRecord(index, seat.name, seat.user_id, None if seat.user_id else "random")
+                for index, seat in enumerate(seats)
+            ],
+            options={"host_id": room.host_id, "lobby": room.id},
+            guild_id=room.guild_id,
+            channel_id=room.channel_id,
+        )
+        recording.launched.append((room, list(seats)))
+        recording.channels[room.channel_id] = game_id
+        return game_id
+
+    return launch
+
+
+@pytest.mark.parametrize("game_over_at_restart", [False, True], ids=["running", "over"])
+async def test_a_start_whose_lobby_cannot_be_closed_says_the_game_started(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, game_over_at_restart: bool
+) -> None:
+    """The game is stored and running when the lobby's row fails to go (a storage fault
+    after the launch): the host hears that the game started, never "the game is
+    unchanged", and the lobby stays closed, in this process and after a restart."""
+    alice, bob, carol = table.members[:3]
+    storage = table.storage
+    channel_id = table.channel.id
+    monkeypatch.setattr(desk(table), "launch", _storing_launch(table))
+    await alice.slash(table.channel, "newgame", players=5)
+    message = lobby_message(table)
+    await bob.click(message, label="Join")
+    lobby = await table.bot.lobbies.book.get(channel_id)
+    assert lobby is not None
+    join = str(ComponentId(lobby.id, JOIN))
+
+    real = storage.set_channel_settings
+
+    async def refusing(*args: Any, **kwargs: Any) -> None:
+        raise StorageError("the database is read-only (injected)")
+
+    monkeypatch.setattr(storage, "set_channel_settings", refusing)
+    table.expect_warning("cannot close it")
+    started = await alice.click(message, label="Start")
+    monkeypatch.setattr(storage, "set_channel_settings", real)
+
+    assert started.acknowledged and not [f for f in started.followups if f.ephemeral]
+    assert len(desk(table).launched) == 1
+    shown = table.message(message.id)
+    assert labels(shown) == [] and texts.LOBBY_STARTED in embed_text(shown)
+    assert (await storage.get_channel_settings(channel_id))["lobby"]["id"] == lobby.id  # left
+
+    async def closed_while_the_game_runs() -> None:
+        stale = await forge_click(table, carol, message, join)  # its old button
+        assert told(stale) == texts.STALE_LOBBY
+        assert told(await carol.slash(table.channel, "status")) == "no game"  # the game's
+        assert told(await bob.slash(table.channel, "newgame")) == texts.GAME_ALREADY_HERE
+        assert told(await carol.slash(table.channel, "join")) == texts.NO_LOBBY_HERE
+
+    await closed_while_the_game_runs()
+    if game_over_at_restart:
+        desk(table).channels.clear()
+    await table.restart()  # the row is read back on first use
+    if not game_over_at_restart:
+        await closed_while_the_game_runs()
+        desk(table).channels.clear()
+    stale = await forge_click(table, carol, message, join)
+    assert told(stale) == texts.STALE_LOBBY
+    assert "lobby" not in await storage.get_channel_settings(channel_id)  # dropped on reading
+    fresh = await bob.slash(table.channel, "newgame")
+    assert told(fresh) == texts.LOBBY_OPENED
+    reopened = await table.bot.lobbies.book.get(channel_id)
+    assert reopened is not None and reopened.id != lobby.id and reopened.host_id == bob.id
