@@ -21,7 +21,9 @@ resumed or counted, by the same rebuild; and `game_messages`, the Discord messag
 running game (its open vote and prompts) that a restart edits instead of posting anew.
 Version 6 adds the rating ladder (`bot.ratings`): each player's rating, and the finished
 games it has taken in, in the order it took them, so a game is rated once and a rebuild
-folds them in the same order.
+folds them in the same order. Version 7 indexes the games by channel (and id, the order
+they are read in): the last game of a channel and the game a lobby started are looked up
+by channel, which the index by server served only with a scan of the server's games.
 """
 
 from __future__ import annotations
@@ -278,7 +280,13 @@ _V6: Migration = (
     """,
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
+_V7: Migration = (
+    # A channel's games newest first (by id, the order of creation): /status where no
+    # game runs reads the last one, a lobby row is checked against the games it started.
+    "CREATE INDEX games_by_channel ON games (channel_id, id)",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -162,7 +162,12 @@ _V6: Migration = (
     """,
 )
 
+_V7: Migration = (
+    # The games of a channel, newest first; see `bot.migrations`' version 7.
+    "CREATE INDEX games_by_channel ON games (channel_id, id)",
+)
+
 # Version -> the step that reaches it from the version before (from 0 for the first).
-MIGRATIONS: dict[int, Migration] = {5: _V5, 6: _V6}
+MIGRATIONS: dict[int, Migration] = {5: _V5, 6: _V6, 7: _V7}
 FIRST = min(MIGRATIONS)
 assert max(MIGRATIONS) == SCHEMA_VERSION, "a SQLite schema step without its PostgreSQL step"

@@ -4,6 +4,7 @@ refuses damaged or newer files, counts stats for humans only, and backs up onlin
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -15,6 +16,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 import pytest
@@ -22,6 +24,8 @@ import pytest
 from bot.migrations import _V1, MIGRATIONS, SCHEMA_VERSION, migrate, user_version
 from bot.ratings import RatedSeat, ai_key, human_key, ladder
 from bot.storage import RatingRow, SeatRecord, Storage, StorageError
+from bot.storage.driver import Params
+from bot.storage.sqlite import _SQLiteTx
 from engine import (
     REBALANCED,
     STANDARD,
@@ -778,6 +782,46 @@ async def test_a_version_3_database_gets_the_paused_status_and_keeps_its_games(
         with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
             check.execute("INSERT INTO seats (game_id, seat, name) VALUES (99, 0, 'x')")
     check.close()
+
+
+async def test_a_version_6_database_gets_the_channel_index_its_lookups_use(
+    tmp_path: Path, open_storage: OpenStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Version 7 indexes the games by channel: the last game of a channel (/status where
+    no game runs) and the game a lobby started are found through it, without a scan of a
+    server's games or a sort."""
+    path = tmp_path / "v6.db"
+    async with aiosqlite.connect(path, isolation_level=None) as raw:
+        assert await migrate(raw, target=6) == 6
+        await raw.execute(
+            "INSERT INTO games (id, guild_id, channel_id, players, variant, seed, options,"
+            ' created_at, updated_at) VALUES (3, 7, 70, 5, ?, 9, \'{"lobby":"L1"}\', 1, 2)',
+            (json.dumps(STANDARD.to_dict()),),
+        )
+    storage = await open_storage(path)
+    statements: list[tuple[str, Params]] = []  # the SQL the lookups run, as they run it
+    real_all = _SQLiteTx.all
+
+    async def recording(self: _SQLiteTx, sql: str, params: Params = ()) -> list[Any]:
+        statements.append((sql, params))
+        return await real_all(self, sql, params)
+
+    monkeypatch.setattr(_SQLiteTx, "all", recording)
+    last = await storage.last_game_in(7, 70)
+    assert last is not None and last.id == 3
+    assert await storage.game_of_lobby(70, "L1") == 3
+    monkeypatch.undo()
+    await storage.close()
+    lookups = [(sql, params) for sql, params in statements if "FROM games" in sql]
+    assert len(lookups) == 2
+    with contextlib.closing(sqlite3.connect(path)) as check:
+        assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        indexes = {r[0] for r in check.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+        assert "games_by_channel" in indexes
+        for sql, params in lookups:
+            plan = " / ".join(r[3] for r in check.execute(f"EXPLAIN QUERY PLAN {sql}", params))
+            assert "USING INDEX games_by_channel" in plan, plan
+            assert "TEMP B-TREE" not in plan, plan  # the index gives the order too
 
 
 async def test_storage_enforces_foreign_keys_after_migrating(storage: Storage) -> None:

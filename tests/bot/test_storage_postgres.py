@@ -17,6 +17,7 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import asyncpg
 import pytest
 
 from bot.frontends.fake import FakeFrontend, scripted
@@ -32,6 +33,9 @@ from bot.storage import (
     Storage,
     StorageError,
 )
+from bot.storage.driver import Params
+from bot.storage.pg_schema import MIGRATIONS
+from bot.storage.postgres import _args, _dialect, _PgTx
 from engine import Action, Game, Party, Role, WinReason
 from tests.bot.conftest import normalised
 from tests.bot.pg_faults import fail_next_begin
@@ -287,8 +291,9 @@ async def test_a_session_ended_while_idle_is_replaced_even_before_asyncpg_sees_i
 async def test_schema_version_n_has_the_same_tables_and_columns_on_both_databases(
     pg_url: str, pg_server: PgServer, tmp_path: Path
 ) -> None:
-    """The two schemas share their version numbers: at the latest, the same tables and
-    columns (PostgreSQL adds only `shbot_schema`, its stand-in for `user_version`)."""
+    """The two schemas share their version numbers: at the latest, the same tables,
+    columns and named indexes (PostgreSQL adds only `shbot_schema`, its stand-in for
+    `user_version`; keys index themselves on both)."""
     path = tmp_path / "shbot.db"
     async with await Storage.open(path), await Storage.open(pg_url):
         pass
@@ -304,15 +309,79 @@ async def test_schema_version_n_has_the_same_tables_and_columns_on_both_database
             for table in tables
             for column in raw.execute(f"PRAGMA table_info({table})")
         }
+        indexes_on_sqlite = {
+            f"{r[0]}.{r[1]}"
+            for r in raw.execute(
+                "SELECT tbl_name, name FROM sqlite_master"
+                " WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex_%'"
+            )
+        }
     rows = pg_server.sql(
         _db(pg_url),
         "SELECT table_name || '.' || column_name FROM information_schema.columns"
         " WHERE table_schema = 'public' AND table_name <> 'shbot_schema'",
     )
     assert set(rows.split()) == on_sqlite
+    indexes = pg_server.sql(
+        _db(pg_url),
+        "SELECT tablename || '.' || indexname FROM pg_indexes WHERE schemaname = 'public'"
+        " AND indexname NOT LIKE '%\\_pkey' AND indexname NOT LIKE '%\\_key'",
+    )
+    assert set(indexes.split()) == indexes_on_sqlite
     assert pg_server.sql(_db(pg_url), "SELECT version FROM shbot_schema").strip() == str(
         SCHEMA_VERSION
     )
+
+
+async def test_a_version_6_database_gets_the_channel_index_its_lookups_use(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Version 7 indexes the games by channel on PostgreSQL too: the index is built on a
+    database that predates it, and the lookups by channel (the last game of a channel,
+    the game a lobby started) can run on it, in the order they read."""
+    conn = await asyncpg.connect(pg_url)
+    try:
+        for version in (5, 6):  # the database as version 6 of shbot left it
+            async with conn.transaction():
+                for statement in MIGRATIONS[version]:
+                    await conn.execute(statement)
+                await conn.execute("UPDATE shbot_schema SET version = $1", version)
+        await conn.execute(
+            "INSERT INTO games (guild_id, channel_id, players, variant, seed, options,"
+            " created_at, updated_at) VALUES (7, 70, 5, '{}', 9, '{\"lobby\":\"L1\"}', 1, 2)"
+        )
+    finally:
+        await conn.close()
+    statements: list[tuple[str, Params]] = []  # the SQL the lookups run, as they run it
+    real_all = _PgTx.all
+
+    async def recording(self: _PgTx, sql: str, params: Params = ()) -> list[Any]:
+        statements.append((sql, params))
+        return await real_all(self, sql, params)
+
+    async with await Storage.open(pg_url) as storage:
+        monkeypatch.setattr(_PgTx, "all", recording)
+        last = await storage.last_game_in(7, 70)
+        assert last is not None and last.channel_id == 70
+        assert await storage.game_of_lobby(70, "L1") == last.id
+        monkeypatch.undo()
+    lookups = [(sql, params) for sql, params in statements if "FROM games" in sql]
+    assert len(lookups) == 2
+    conn = await asyncpg.connect(pg_url)
+    try:
+        assert await conn.fetchval("SELECT version FROM shbot_schema") == SCHEMA_VERSION
+        indexes = await conn.fetch("SELECT indexname FROM pg_indexes WHERE tablename = 'games'")
+        assert "games_by_channel" in {r["indexname"] for r in indexes}
+        # One row: the planner would rather read the table, unless told not to.
+        await conn.execute("SET enable_seqscan = off")
+        for sql, params in lookups:
+            query, names = _dialect(sql)
+            rows = await conn.fetch(f"EXPLAIN {query}", *_args(names, params))
+            plan = " / ".join(r[0] for r in rows)
+            assert "games_by_channel" in plan, plan
+            assert "Sort" not in plan, plan  # the index gives the order too
+    finally:
+        await conn.close()
 
 
 async def test_two_processes_appending_to_one_game_store_each_action_once(
