@@ -1259,23 +1259,29 @@ class GameSession:
         """Store `state()` if it changed. Best effort: the move stack is what matters,
         and a lost write only means a streak restarts, a claim is offered again or a
         front-end's note is forgotten."""
+        await self._store_state()
+
+    async def _store_state(self) -> bool:
+        """`_save_state`, saying whether the state is stored now (True without a store:
+        nothing more durable is to be had)."""
         if self.store is None:
-            return
+            return True
         # One write at a time, each of the state as it is when its turn comes: two in
         # flight (the game's and a front-end's note) could land in either order and
         # leave the older state stored.
         async with self._saving:
             state = self.state()
             if state == self._stored_state:
-                return
+                return True
             try:
                 await self.store.set_session_state(self.game_id, state)
             except Exception as exc:
                 log.warning(
                     "game %d: bookkeeping not stored (%s)", self.game_id, type(exc).__name__
                 )
-                return
+                return False
             self._stored_state = state
+            return True
 
     # --- the front-end's notes ------------------------------------------------------------
 
@@ -1295,10 +1301,11 @@ class GameSession:
         else:
             self._notes[key] = copy.deepcopy(value)
 
-    async def store_notes(self) -> None:
-        """Store the notes now, with the rest of the bookkeeping (best effort, as all of
-        it: a failure is logged, and the next write of the bookkeeping tries again)."""
-        await self._save_state()
+    async def store_notes(self) -> bool:
+        """Store the notes now, with the rest of the bookkeeping; whether they are stored
+        (a failure is logged, and the next write of the bookkeeping tries again), so that
+        a front-end tells its member a note counts only once it would survive a crash."""
+        return await self._store_state()
 
     async def _drop_notes(self) -> None:
         """The game is over: what the front-end noted for it while it ran goes too."""

@@ -685,6 +685,7 @@ class DiscordGames:
             f"{interaction.id:x}", user_id, self.clock(), frozenset({user_id} & humans)
         )
         # A new request replaces any older one: the older buttons stop counting.
+        previous = session.note(CANCEL_NOTE)
         session.set_note(CANCEL_NOTE, asked.note())
         needed = len(humans) // 2 + 1
         if not humans or len(asked.votes) >= needed:
@@ -702,16 +703,29 @@ class DiscordGames:
                 style=discord.ButtonStyle.danger,
             )
         )
-        await interaction.response.send_message(
-            texts.CANCEL_ASK.format(
-                who=interaction.user.mention, count=len(asked.votes), needed=needed
-            ),
-            view=view,
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
-        # Stored once asked: the answer first, within Discord's 3 seconds of a database
-        # that may be slow. A restart keeps the request open, buttons and all.
-        await session.store_notes()
+        # Stored before anyone sees it: a request shown and then lost to a crash would
+        # leave buttons that count nothing. The store waits behind the games' writes, so
+        # the interaction is acknowledged first (Discord's 3 seconds), privately, so that
+        # a failure reaches the asker alone; the request is posted once it is stored.
+        await acknowledge(interaction)
+        if not await session.store_notes():
+            if _open_request_id(session) == asked.request:  # not replaced meanwhile
+                session.set_note(CANCEL_NOTE, previous)  # as stored: this one never was
+            await _complete(interaction, texts.CANCEL_NOT_RECORDED)
+            return
+        try:
+            await announce(
+                interaction,
+                texts.CANCEL_ASKED,
+                content=texts.CANCEL_ASK.format(
+                    who=interaction.user.mention, count=len(asked.votes), needed=needed
+                ),
+                view=view,
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+        except discord.HTTPException as exc:  # stored, but nobody can press its button
+            log.warning("the /cancel request was not posted (%s %s)", exc.status, exc.code)
+            await answer(interaction, texts.CANCEL_NOT_SHOWN, quiet=True)
 
     async def resume(self, interaction: discord.Interaction) -> None:
         """/resume: the host or Manage Server carries on the paused game of the channel."""
@@ -787,8 +801,14 @@ class DiscordGames:
         session.set_note(CANCEL_NOTE, agreed.note())
         count = len(agreed.votes & humans)
         if count < needed:
-            await answer(interaction, texts.CANCEL_AGREED.format(count=count, needed=needed))
-            await session.store_notes()  # after the answer (3-second rule)
+            # Stored before the member hears it counts (a crash after the answer would
+            # lose it); acknowledged first, as the store may wait (3-second rule).
+            await acknowledge(interaction)
+            if not await session.store_notes():
+                _withdraw(session, asked.request, user_id)  # as stored: it never was
+                await _complete(interaction, texts.CANCEL_AGREE_NOT_RECORDED)
+                return
+            await _complete(interaction, texts.CANCEL_AGREED.format(count=count, needed=needed))
             return
         # The request says "cancelled" only once the game is: acknowledge as an update
         # of the request (3-second rule; cancelling writes to the database), cancel, then
@@ -917,6 +937,12 @@ def _open_request(session: GameSession) -> CancelRequest | None:
         )
         session.set_note(CANCEL_NOTE, None)  # stored with the next write of the bookkeeping
         return None
+
+
+def _open_request_id(session: GameSession) -> str | None:
+    """The id of the game's open /cancel request, if any."""
+    asked = _open_request(session)
+    return None if asked is None else asked.request
 
 
 def _withdraw(session: GameSession, request: str, user_id: int) -> None:

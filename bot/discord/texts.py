@@ -308,7 +308,20 @@ CANCEL_ASK = (
     "{who} wants to end this game without a winner. Players: press **End the game** "
     "to agree ({count}/{needed} so far)."
 )
+CANCEL_ASKED = "Your request is recorded: the players decide with **End the game**."
+CANCEL_NOT_RECORDED = (
+    "Your request to end the game could not be recorded (the database failed), so nobody "
+    "was asked and the game goes on. Try /cancel again in a moment."
+)
+CANCEL_NOT_SHOWN = (
+    "Your request is recorded, but Discord refused to post it here, so the players cannot "
+    "agree to it. Try /cancel again in a moment."
+)
 CANCEL_AGREED = "You agreed to end the game ({count}/{needed})."
+CANCEL_AGREE_NOT_RECORDED = (
+    "Your agreement could not be recorded (the database failed), so it does not count. "
+    "Press **End the game** again in a moment."
+)
 CANCEL_ALREADY = "You already agreed ({count}/{needed})."
 CANCEL_REASON = "the players agreed to end it."
 CANCEL_NOT_ASKED = (

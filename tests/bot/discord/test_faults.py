@@ -20,7 +20,7 @@ from bot.manager import SessionManager
 from bot.ports import Private, Table
 
 from .driver import Driver, components
-from .harness import Harness, forge_click, text, told
+from .harness import Harness, forge_click, public_followup, text, told
 from .test_damaged_rows import damage
 from .test_game_flow import FAST, open_table, reveal_posted, start_game
 
@@ -111,9 +111,9 @@ async def test_cancel_votes_count_only_on_the_buttons_of_the_open_request(table:
     await still_running()
 
     # A second /cancel replaces the first: the first request's buttons no longer count.
-    first = (await mod.slash(table.channel, "cancel")).response
-    second = (await mod.slash(table.channel, "cancel")).response
-    assert first is not None and second is not None
+    # The request is posted (publicly) after the asker's private acknowledgement.
+    first = public_followup(await mod.slash(table.channel, "cancel"))
+    second = public_followup(await mod.slash(table.channel, "cancel"))
     stale = await bob.click(first, label="End the game")
     assert told(stale) == texts.CANCEL_STALE
     agreed = await bob.click(second, label="End the game")
@@ -150,8 +150,8 @@ async def test_an_open_cancel_request_survives_a_restart(table: Harness) -> None
     driver = Driver(table, [alice, bob, carol, dave], seed=2)
     await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
     asked = await alice.slash(table.channel, "cancel")  # the host: 1 of the 3 needed
-    request = asked.response
-    assert request is not None and "(1/3 so far)" in request.content
+    request = public_followup(asked)
+    assert "(1/3 so far)" in request.content
     asked_id = request_id(request)
     agreed = await bob.click(request, label=texts.BUTTON_END_GAME)
     assert told(agreed) == texts.CANCEL_AGREED.format(count=2, needed=3)
@@ -179,8 +179,7 @@ async def test_a_cancel_request_open_when_the_game_ends_is_cleared(table: Harnes
     await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
     mods = table.guild.create_role("Mods", permissions=discord.Permissions(manage_guild=True))
     mod = table.guild.add_member(table.env.create_user("moderator"), roles=[mods])
-    request = (await mod.slash(table.channel, "cancel")).response  # 0 of the 2 needed
-    assert request is not None
+    request = public_followup(await mod.slash(table.channel, "cancel"))  # 0 of the 2 needed
     asked = request_id(request)
     stored = await table.storage.load_game(game_id)
     assert asked in json.dumps(stored.session_state)  # stored while it is open
@@ -212,8 +211,7 @@ async def test_a_damaged_stored_cancel_request_reads_as_none_and_the_game_resume
     game_id = await start_game(table, [alice, bob, carol], players=5)
     driver = Driver(table, [alice, bob, carol], seed=2)
     await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
-    request = (await alice.slash(table.channel, "cancel")).response  # 1 of the 2 needed
-    assert request is not None
+    request = public_followup(await alice.slash(table.channel, "cancel"))  # 1 of the 2 needed
     assert request_id(request) in json.dumps((await table.storage.load_game(game_id)).session_state)
     # Damaged once the games are stopped, as the next start reads it (a running game
     # writes its bookkeeping again whenever it changes).
@@ -240,8 +238,7 @@ async def test_a_damaged_stored_cancel_request_reads_as_none_and_the_game_resume
     assert any("read" in line for line in warnings), warnings
     assert all("FFL" not in line for line in warnings), warnings
     # A fresh request still ends the game once a majority agrees.
-    fresh = (await alice.slash(table.channel, "cancel")).response
-    assert fresh is not None
+    fresh = public_followup(await alice.slash(table.channel, "cancel"))
     await bob.click(fresh, label=texts.BUTTON_END_GAME)
     assert (await table.storage.load_game(game_id)).status == "cancelled"
 

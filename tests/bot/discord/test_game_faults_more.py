@@ -16,7 +16,7 @@ from bot.discord import texts
 from bot.storage import StorageError
 
 from .driver import Driver, components
-from .harness import Harness, labels, text
+from .harness import Harness, labels, public_followup, text
 from .test_game_flow import FAST, open_table, reveal_posted, start_game
 
 # The reply to an interaction (PATCH .../messages/@original): deleted, or refused.
@@ -66,8 +66,8 @@ async def test_a_cancel_the_database_refuses_leaves_the_game_and_the_request(
     session = table.bot.games.manager.get(game_id)
     assert session is not None
     asked = await alice.slash(table.channel, "cancel")  # the host: 1/2 so far
-    request = asked.response
-    assert request is not None and texts.BUTTON_END_GAME in labels(request)
+    request = public_followup(asked)
+    assert texts.BUTTON_END_GAME in labels(request)
     real_finish = table.storage.finish_game
 
     async def refused(*args: object, **kwargs: object) -> None:

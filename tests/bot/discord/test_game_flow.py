@@ -37,6 +37,7 @@ from .harness import (
     labels,
     mentioned,
     opened_lobby,
+    public_followup,
     text,
     told,
 )
@@ -312,8 +313,8 @@ async def test_host_cancels_mid_game_once_the_players_agree(table: Harness) -> N
     assert refused.ephemeral and refused.response is not None
     assert refused.response.content == texts.CANCEL_RIGHTS
     asked = await mod.slash(table.channel, "cancel")  # Manage Server may ask too
-    assert not asked.ephemeral and asked.response is not None
-    ask = asked.response
+    assert told(asked) == texts.CANCEL_ASKED  # privately, once the request is stored
+    ask = public_followup(asked)  # the request, for everyone
     assert "0/2" in ask.content
     outsider = await mod.click(ask, label="End the game")
     assert outsider.response is not None and outsider.response.content == texts.CANCEL_ONLY_PLAYERS
