@@ -41,7 +41,7 @@ What goes where:
 - `resume` (after a restart): the messages of the open vote and calls are found again
   (their ids are stored, `MessageBook`): a prompt asked again is edited into its old
   message, without a second ping unless its clock was reset; anything not asked again is
-  closed. Nothing is posted twice.
+  closed. Nothing is posted twice. The ping lines up are stored too, and go as before.
 - `deleted` (a moderator or a purge deleted messages; the bot's delete events call it):
   the vote message, a round message with open calls or the live board of a running game
   is posted again as it stood, pinging the members it asks to act, at the game's next
@@ -67,6 +67,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import io
+import json
 import logging
 import random
 from collections.abc import Awaitable, Callable, Collection, Sequence
@@ -136,7 +137,8 @@ T = TypeVar("T")
 
 class MessageBook(Protocol):
     """Where the front-end keeps the ids of a running game's open vote and prompts, so
-    that a restart edits them instead of posting anew (`bot.storage.Storage`)."""
+    that a restart edits them instead of posting anew, and of its ping lines, so that a
+    restart still deletes them (`bot.storage.Storage`)."""
 
     async def shown_messages(self, game_id: int) -> dict[str, ShownMessage]:
         """The messages remembered for a game, by key."""
@@ -164,6 +166,24 @@ BOARD_KEY = "board"
 def vote_key(prompt_id: str) -> str:
     """How an election's vote message is filed in the `MessageBook`."""
     return f"vote:{prompt_id}"
+
+
+PING_KEY = "ping:"
+
+
+def ping_key(line_id: int) -> str:
+    """How a ping line is filed in the `MessageBook` (its content: the calls it named)."""
+    return f"{PING_KEY}{line_id}"
+
+
+def _ping_calls(content: str) -> dict[str, int]:
+    """The calls a filed ping line named (none if its row does not read: the line then
+    goes with the next one, as a line whose calls are all closed)."""
+    try:
+        calls = json.loads(content)
+        return {str(key): int(at) for key, at in calls.items()}
+    except (ValueError, TypeError, AttributeError):
+        return {}
 
 
 def prompt_kind(prompt: Prompt) -> str:
@@ -1051,6 +1071,10 @@ class DiscordFrontend:
                 return
             state.pings[sent.id] = named
             state.ping_failures = 0
+            # Filed, so that a restarted bot still deletes it (the game's last line
+            # would otherwise stay in the channel for good).
+            filed = ShownMessage(sent.id, json.dumps(named), None)
+            await self._remember(table, ping_key(sent.id), filed)
         for key in named:
             del state.unpinged[key]
             state.announced.add(key)
@@ -1094,11 +1118,12 @@ class DiscordFrontend:
             await self._delete_ping(table, line)
 
     async def _delete_ping(self, table: Table, line: int) -> None:
-        """Delete a ping line, best effort (a line left is harmless)."""
+        """Delete a ping line, best effort (a line left is harmless), and its row."""
         try:
             await self._channel(table).get_partial_message(line).delete()
         except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             log.info("game %d: a ping line was not deleted (%s)", table.game_id, type(exc).__name__)
+        await self._forget(table, ping_key(line))
 
     async def _file_board(self, table: Table, rnd: RoundMessage) -> None:
         """Keep the live board's id and story in the book (written when they change)."""
@@ -1353,6 +1378,12 @@ class DiscordFrontend:
             state.restored = await self.book.shown_messages(table.game_id)
         except Exception as exc:  # best effort: the old buttons answer that they are stale
             log.warning("game %d: message ids not read (%s)", table.game_id, type(exc).__name__)
+        # The ping lines up before the restart, oldest first (their ids grow with time):
+        # they go as before, once their calls are closed or at the game's end.
+        lines = [key for key in state.restored if key.startswith(PING_KEY)]
+        for key in sorted(lines, key=lambda k: state.restored[k].message_id):
+            shown = state.restored.pop(key)
+            state.pings[shown.message_id] = _ping_calls(shown.content)
 
     # --- votes ------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ restart is a fresh bot over the same database and the same simulated Discord.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import cast
 
@@ -15,16 +16,24 @@ import pytest
 
 from bot.discord import texts
 from bot.discord.board import Look
-from bot.discord.frontend import DiscordFrontend, Edited, _preamble, _told_on_vote, _Vote
-from bot.ports import Table, Waiting
+from bot.discord.frontend import (
+    DiscordFrontend,
+    Edited,
+    _preamble,
+    _told_on_vote,
+    _Vote,
+    ping_key,
+)
+from bot.discord.rounds import RoundMessage
+from bot.ports import PromptKind, Table, Waiting
 from bot.storage import ShownMessage
-from engine import Phase
+from engine import Nominate, Phase
 
 from .driver import Driver
 from .harness import Harness, text
-from .test_game_flow import open_table, start_game
+from .test_game_flow import open_table, reveal_posted, start_game
 from .test_open_decisions import LONG, closed_with_result, edits_of, until_vote
-from .test_ping_lines import TABLE
+from .test_ping_lines import ROUND, TABLE, Channel, prompt
 
 
 def restarted(table: Harness) -> bool:
@@ -116,3 +125,57 @@ async def test_a_vote_closed_by_a_restart_keeps_the_lines_it_told(
         "alice nominates bob.\nbob left.\n"
         + texts.VOTE_CLOSED.format(result=texts.CLOSED_BY_RESTART)
     ]
+
+
+def ping_lines(table: Harness) -> list[discord.Message]:
+    """The ping lines in the channel (each links to the message of a call)."""
+    return [m for m in table.channel_messages() if "/channels/" in text(m)]
+
+
+async def test_the_ping_lines_of_a_game_are_deleted_at_its_end_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    async with open_table(tmp_path, LONG) as table:
+        humans = table.members[:5]
+        await start_game(table, humans)
+        driver = Driver(table, humans, seed=3)
+        for _ in range(80):  # until a call edited into an earlier message pings its member
+            await driver.next_prompt(lambda: False)
+            if ping_lines(table):
+                break
+            await driver.act(*driver.pending()[0])
+        [line] = ping_lines(table)
+        await table.restart()
+        await table.until(lambda: restarted(table), what="the resumed game's notice")
+        await driver.play(until=lambda: reveal_posted(table))
+        # Every ping line went, the one posted before the restart too.
+        await table.until(lambda: not ping_lines(table), what=f"no ping line: {line.id}")
+
+
+async def test_a_ping_line_filed_before_a_restart_goes_with_the_next_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Restored lines go once a newer one is up and their calls are closed; a row that
+    does not read names no call (its line goes too), and never stops the game."""
+    book = Book()
+    await book.remember_message(TABLE.game_id, ping_key(900), ShownMessage(900, "{", None))
+    named = {"prompt:x:0:claim": ROUND}  # closed: nothing is asked again
+    filed = ShownMessage(901, json.dumps(named), None)
+    await book.remember_message(TABLE.game_id, ping_key(901), filed)
+    frontend = DiscordFrontend(cast(discord.Client, None), dm_secrets=False, book=book)
+    fake = Channel()
+
+    async def edit(*args: object, **kw: object) -> Edited:
+        return Edited.DONE
+
+    monkeypatch.setattr(frontend, "_send", fake.send)
+    monkeypatch.setattr(frontend, "_edit", edit)
+    monkeypatch.setattr(frontend, "_channel", lambda table: fake)
+    await frontend.resume(TABLE)
+    assert list(frontend.state(TABLE.game_id).pings) == [900, 901]
+    frontend.state(TABLE.game_id).round = RoundMessage(ROUND, ["The story so far."])
+    await frontend.ask(TABLE, prompt("a4", 2, Nominate(2, 3), PromptKind.ACTION))
+    await frontend.flush(TABLE)
+    [line] = fake.posted
+    assert fake.deleted == [900, 901]
+    assert set(book.rows) == {ping_key(line), "board", "prompt:a4:2:action"}
