@@ -1051,9 +1051,8 @@ class DiscordFrontend:
         if not named:
             return
         if told:
-            link = f"https://discord.com/channels/{table.guild_id or '@me'}/{table.channel_id}"
             lines = [
-                texts.PING_CALL.format(who=f"<@{u}>", what=what, link=f"{link}/{message_id}")
+                texts.PING_CALL.format(who=f"<@{u}>", what=what, link=_link(table, message_id))
                 for u, what, message_id in told
             ]
             try:
@@ -1575,6 +1574,18 @@ def _told(table: Table, prompt: Prompt) -> list[tuple[int, str]]:
         case _:
             what = texts.PING_CLAIM
     return [(user_id, what)]
+
+
+def _link(table: Table, message_id: int) -> str:
+    """A link to a message of the game (in a server, a thread or a DM), as discord.py
+    makes it. From the ids the game knows: `PartialMessage.jump_url` reads the server
+    from the cache, empty after a restart until the gateway fills it (it would link to
+    '@me' then)."""
+    assert table.channel_id is not None  # the line was posted in that channel
+    reference = discord.MessageReference(
+        message_id=message_id, channel_id=table.channel_id, guild_id=table.guild_id
+    )
+    return reference.jump_url
 
 
 def _clock_reset(shown: float | None, now: float | None) -> bool:

@@ -10,6 +10,7 @@ reaches only by chance.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -110,3 +111,31 @@ async def test_a_line_naming_a_call_still_open_stays_when_a_newer_line_pings(
     third = max(fake.posted)
     assert named(fake.posted[third]) == {USERS[2]}
     assert sorted(fake.deleted) == [first, second]
+
+
+@pytest.mark.parametrize(("guild", "where"), [(GUILD, str(GUILD)), (None, "@me")])
+async def test_a_ping_line_links_to_its_call_before_the_server_is_cached(
+    monkeypatch: pytest.MonkeyPatch, guild: int | None, where: str
+) -> None:
+    """The link is discord.py's (`jump_url`), from the ids the game knows: a line posted
+    right after a restart, before the gateway has told the bot its servers, still links
+    into the server (`PartialMessage.jump_url` reads the server from the cache, and would
+    link to '@me' then)."""
+    client = discord.Client(intents=discord.Intents.none())  # never connected: no cache
+    try:
+        frontend = DiscordFrontend(client, dm_secrets=False)
+        fake = Channel()
+
+        async def edit(*args: Any, **kw: Any) -> Edited:
+            return Edited.DONE
+
+        monkeypatch.setattr(frontend, "_send", fake.send)
+        monkeypatch.setattr(frontend, "_edit", edit)
+        table = replace(TABLE, guild_id=guild)
+        frontend.state(table.game_id).round = RoundMessage(ROUND, ["The story so far."])
+        await frontend.ask(table, prompt("a4", 2, Nominate(2, 3), PromptKind.ACTION))
+        await frontend.flush(table)
+        [line] = fake.posted.values()
+        assert f"https://discord.com/channels/{where}/{CHANNEL}/{ROUND}" in line
+    finally:
+        await client.close()
