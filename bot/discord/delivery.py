@@ -219,12 +219,18 @@ def outside_private_thread(client: discord.Client, channel_id: int | None) -> bo
 def missing_in(client: discord.Client, channel_id: int | None) -> list[str]:
     """What the game needs that the bot lacks in a cached channel (empty when the cache
     cannot tell)."""
+    return missing_cached(client, channel_id) or []
+
+
+def missing_cached(client: discord.Client, channel_id: int | None) -> list[str] | None:
+    """What the game needs that the bot lacks in a channel, from the cache; None when
+    the cache cannot tell (after a restart, until the gateway has sent the server)."""
     channel = client.get_channel(channel_id) if channel_id is not None else None
     if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
-        return []
+        return None
     me = channel.guild.me
     if me is None:
-        return []
+        return None
     return missing_permissions(
         channel.permissions_for(me), thread=isinstance(channel, discord.Thread)
     )

@@ -52,8 +52,11 @@ backoff, honouring Retry-After; a deleted channel or a lost server raises `Place
 missing permission `PermissionLost` (both for the game's outbox to act on). The bot's
 permissions in the channel are read from the cache first: without Send Messages nothing
 is tried (a 403 spends the invalid-request budget); without Attach Files or Embed Links
-the text goes alone (it never depends on an attachment), and an edit refused its image
-goes again without it. Edits of the vote message are coalesced: at most one per
+the text goes alone (it never depends on an attachment), and a message or an edit
+refused its image goes again without it. Where the cache cannot tell yet (after a
+restart), such a refusal is remembered for the channel: its later messages leave the
+image out until the cache tells (or `FILES_REFUSED_S` has passed), one 403 paid, not one
+a message. Edits of the vote message are coalesced: at most one per
 `vote_edit_every_s`, the latest state always shown; they run beside the outbox, so they
 only edit (a message they find gone is posted again through the outbox).
 
@@ -70,6 +73,7 @@ import io
 import json
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
@@ -108,6 +112,7 @@ from .components import ComponentId, Route, button, select, view_of
 from .delivery import (
     MessageGone,
     attempt,
+    missing_cached,
     missing_in,
     permission_lost,
     translate_for,
@@ -128,6 +133,11 @@ DEADLINE_RESET_S = 1.0  # a restored prompt whose clock moved more than this pin
 # in a row: a refusal that lasts waits for the game's own flushes).
 PING_RETRY_S = 5.0
 PING_RETRIES = 3
+# A channel that refused the board image (403) where the permission cache cannot tell
+# (after a restart, until the gateway fills it): the image is not tried there again for
+# this long, unless the cache tells first (a 403 each would spend the invalid-request
+# budget). The while bounds what a permission given meanwhile, unseen, costs.
+FILES_REFUSED_S = 600.0
 BLUE = discord.ButtonStyle.primary
 BLOCKING = ("View Channel", "Send Messages", "Send Messages in Threads")
 # Why a vote's prompts close with no result to come: the game ends.
@@ -466,6 +476,9 @@ class DiscordFrontend:
         self.vote_edit_every_s = vote_edit_every_s
         self._sleep = sleep  # between retries of a failed request
         self._games: dict[int, _GameState] = {}
+        # Channels that refused the board image, and until when it is not tried there
+        # again (`_files_refused`): per channel, since the permission is the channel's.
+        self._no_files: dict[int, float] = {}
         # Asks a game's outbox for a flush (set by the bot, `app`): a message of the game
         # was deleted, and the outbox, the game's only writer, posts it again.
         self.redraw: Callable[[int], None] | None = None
@@ -564,6 +577,8 @@ class DiscordFrontend:
         if files and "Attach Files" in missing:
             files = ()
             await self._note_missing(table, "Attach Files")
+        elif files and self._files_refused(table):
+            files = ()
         if embed is not None and "Embed Links" in missing:
             await self._note_missing(table, "Embed Links")
             content, embed = await self._unembed(table, content, embed), None
@@ -578,6 +593,8 @@ class DiscordFrontend:
             text = await self._unembed(table, content, embed)
             plain = None if look is None else replace(look, image=False)
             message = await self._post(table, text, view, (), pings, None, plain)
+            if embed is None:  # only the files were left out: they were refused
+                self._refuse_files(table)
         self.state(table.game_id).blocked = False
         return message
 
@@ -645,10 +662,14 @@ class DiscordFrontend:
         without its image drops them): `Edited.TEXT` if the files could not go (the text
         went alone), `Edited.GONE` (false) if it is gone or Discord refused (logged)."""
         message = self._channel(table).get_partial_message(message_id)
+        result = Edited.DONE
         if files and "Attach Files" in missing_in(self.client, table.channel_id):
-            files = ()
+            files, result = (), Edited.TEXT
             look = replace(look, image=False)
             await self._note_missing(table, "Attach Files")
+        elif files and self._files_refused(table):
+            files, result = (), Edited.TEXT
+            look = replace(look, image=False)
 
         async def edit(look: Look, files: Sequence[tuple[str, bytes]]) -> None:
             mentions = discord.AllowedMentions.none()
@@ -666,7 +687,6 @@ class DiscordFrontend:
                     content=None, view=shown, attachments=[], allowed_mentions=mentions
                 )
 
-        result = Edited.DONE
         try:
             try:
                 await self._request(table, "an edit", lambda: edit(look, files))
@@ -678,6 +698,7 @@ class DiscordFrontend:
                 # Attach Files was missing).
                 result = Edited.TEXT
                 await self._request(table, "an edit", lambda: edit(replace(look, image=False), ()))
+                self._refuse_files(table)
         except MessageGone:
             return Edited.GONE
         except discord.HTTPException as exc:
@@ -729,6 +750,25 @@ class DiscordFrontend:
         log.info("game %d: no %s in its channel: text only", table.game_id, permission)
         # Through `_send`: without Send Messages too, the game pauses on that alone.
         await self._send(table, texts.NO_PERMISSION_NOTE.format(permission=permission))
+
+    def _files_refused(self, table: Table) -> bool:
+        """Whether the game's channel refused the board image lately and the permission
+        cache cannot tell yet: the image is left out, not refused again."""
+        channel_id = table.channel_id
+        until = self._no_files.get(channel_id) if channel_id is not None else None
+        if until is None or channel_id is None:
+            return False
+        if time.monotonic() >= until or missing_cached(self.client, channel_id) is not None:
+            del self._no_files[channel_id]  # the cache tells now (or try once more)
+            return False
+        return True
+
+    def _refuse_files(self, table: Table) -> None:
+        """Discord refused the board image in the game's channel (and took the text):
+        remembered, unless the cache knows (then it tells the next message itself)."""
+        channel_id = table.channel_id
+        if channel_id is not None and missing_cached(self.client, channel_id) is None:
+            self._no_files[channel_id] = time.monotonic() + FILES_REFUSED_S
 
     async def _remember(self, table: Table, key: str, message: ShownMessage) -> None:
         if self.book is None:
