@@ -479,7 +479,7 @@ class DiscordFrontend:
         # Channels that refused the board image, and until when it is not tried there
         # again (`_files_refused`): per channel, since the permission is the channel's.
         self._no_files: dict[int, float] = {}
-        # Asks a game's outbox for a flush (set by the bot, `app`): a message of the game
+        # Asks a game's outbox for a flush (set by `DiscordGames.start`): a message of the game
         # was deleted, and the outbox, the game's only writer, posts it again.
         self.redraw: Callable[[int], None] | None = None
 
