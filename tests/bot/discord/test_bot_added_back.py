@@ -18,10 +18,9 @@ import pytest
 
 from bot.outbox import PROBE_S
 
-from .driver import Driver
-from .harness import Harness, opened_lobby
+from .harness import Harness
 from .test_game_flow import FAST, open_table
-from .test_threads_the_bot_cannot_post_in import _paused, no_manage_threads, thread
+from .test_threads_the_bot_cannot_post_in import _paused, paused_in_private_thread
 
 
 @pytest.fixture
@@ -33,30 +32,13 @@ async def table(tmp_path: Path) -> AsyncIterator[Harness]:
 async def test_a_game_carries_on_as_soon_as_its_bot_is_added_back_to_its_thread(
     table: Harness,
 ) -> None:
-    alice, bob = table.members[:2]
-    no_manage_threads(table)
-    room = thread(table, alice, private=True)
-    bot_id = table.env.backend.bot_user.id
-    for member_id in (bob.id, bot_id):
-        table.env.backend.add_thread_member(room.id, member_id)
-    opened = await alice.slash(room, "newgame", players=5)
-    lobby = next(m for m in room.history() if m.id == opened_lobby(opened).id)
-    await bob.click(lobby, label="Join")
-    await alice.click(lobby, label="Start")
-    game_id = table.bot.games.game_in(room.id)
-    assert game_id is not None
-    table.channel = room  # the members play where the game is
-    driver = Driver(table, [alice, bob], seed=5)
-    await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
-    table.expect_warning("not in the private thread")
-    table.env.backend.remove_thread_member(room.id, bot_id)
-    await driver.play(until=lambda: _paused(table, game_id))
+    room, game_id, driver = await paused_in_private_thread(table)
     assert (await table.storage.load_game(game_id)).status == "paused"
 
     # Added back (a member mentions the bot in the thread): the game goes on now, well
     # before the outbox's next probe.
     added = time.monotonic()
-    table.env.backend.add_thread_member(room.id, bot_id)
+    table.env.backend.add_thread_member(room.id, table.env.backend.bot_user.id)
     await table.until(
         lambda: not _paused(table, game_id), timeout=PROBE_S / 3, what="the game resumed"
     )

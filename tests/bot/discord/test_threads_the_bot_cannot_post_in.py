@@ -140,6 +140,32 @@ def _paused(table: Harness, game_id: int) -> bool:
     return session is None or session.paused
 
 
+async def paused_in_private_thread(
+    table: Harness,
+) -> tuple[simcord.ChannelHandle, int, Driver]:
+    """A game of alice and bob in alice's private thread, played until the bot, taken out
+    of the thread mid-game, has paused it: (the thread, the game's id, the members' driver)."""
+    alice, bob = table.members[:2]
+    no_manage_threads(table)
+    room = thread(table, alice, private=True)
+    bot_id = table.env.backend.bot_user.id
+    for member_id in (bob.id, bot_id):
+        table.env.backend.add_thread_member(room.id, member_id)
+    opened = await alice.slash(room, "newgame", players=5)
+    lobby = next(m for m in room.history() if m.id == opened_lobby(opened).id)
+    await bob.click(lobby, label="Join")
+    await alice.click(lobby, label="Start")
+    game_id = table.bot.games.game_in(room.id)
+    assert game_id is not None
+    table.channel = room  # the members play where the game is
+    driver = Driver(table, [alice, bob], seed=5)
+    await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
+    table.expect_warning("not in the private thread")
+    table.env.backend.remove_thread_member(room.id, bot_id)
+    await driver.play(until=lambda: _paused(table, game_id))
+    return room, game_id, driver
+
+
 # --- with the real games: /demo, and a game that does post once the bot is added ----------
 
 
@@ -202,25 +228,8 @@ async def test_a_game_whose_bot_is_removed_from_its_private_thread_says_add_it_b
     Access, which used to read "the bot lacks View Channel" (an admin would look for a
     permission that is there); it names the thread and what brings the bot back."""
     table = game_table
-    alice, bob = table.members[:2]
-    no_manage_threads(table)
-    room = thread(table, alice, private=True)
-    bot_id = table.env.backend.bot_user.id
-    for member_id in (bob.id, bot_id):
-        table.env.backend.add_thread_member(room.id, member_id)
-    opened = await alice.slash(room, "newgame", players=5)
-    lobby = next(m for m in room.history() if m.id == opened_lobby(opened).id)
-    await bob.click(lobby, label="Join")
-    await alice.click(lobby, label="Start")
-    game_id = table.bot.games.game_in(room.id)
-    assert game_id is not None
-    table.channel = room  # the members play where the game is
-    driver = Driver(table, [alice, bob], seed=5)
-    await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
-    table.expect_warning("not in the private thread")
     table.expect_warning("not shown for want of a permission")  # still paused at the end
-    table.env.backend.remove_thread_member(room.id, bot_id)
-    await driver.play(until=lambda: _paused(table, game_id))
+    room, game_id, _ = await paused_in_private_thread(table)
     game = await table.storage.load_game(game_id)
     assert game.status == "paused"
     assert game.pause_reason == texts.THREAD_BOT_REMOVED.format(where=f"<#{room.id}>")
