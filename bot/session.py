@@ -1301,6 +1301,15 @@ class GameSession:
         else:
             self._notes[key] = copy.deepcopy(value)
 
+    def stored_note(self, key: str) -> Any:
+        """What the database holds under `key` (`note` as last stored), or None; the note
+        itself without a store (nothing more durable is to be had). A front-end rolls a
+        note back to it after a failed store: the note in memory before may hold what
+        was never stored either."""
+        if self.store is None:
+            return self.note(key)
+        return copy.deepcopy(self._stored_state.get("notes", {}).get(key))
+
     async def store_notes(self) -> bool:
         """Store the notes now, with the rest of the bookkeeping; whether they are stored
         (a failure is logged, and the next write of the bookkeeping tries again), so that

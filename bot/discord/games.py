@@ -685,7 +685,6 @@ class DiscordGames:
             f"{interaction.id:x}", user_id, self.clock(), frozenset({user_id} & humans)
         )
         # A new request replaces any older one: the older buttons stop counting.
-        previous = session.note(CANCEL_NOTE)
         session.set_note(CANCEL_NOTE, asked.note())
         needed = len(humans) // 2 + 1
         if not humans or len(asked.votes) >= needed:
@@ -710,7 +709,9 @@ class DiscordGames:
         await acknowledge(interaction)
         if not await session.store_notes():
             if _open_request_id(session) == asked.request:  # not replaced meanwhile
-                session.set_note(CANCEL_NOTE, previous)  # as stored: this one never was
+                # Back to what the database holds, not to the note before this one: it
+                # may hold an agreement whose own store failed (its member was told so).
+                session.set_note(CANCEL_NOTE, session.stored_note(CANCEL_NOTE))
             await _complete(interaction, texts.CANCEL_NOT_RECORDED)
             return
         try:
@@ -808,7 +809,7 @@ class DiscordGames:
                 _withdraw(session, asked.request, user_id)  # as stored: it never was
                 await _complete(interaction, texts.CANCEL_AGREE_NOT_RECORDED)
                 return
-            await _complete(interaction, texts.CANCEL_AGREED.format(count=count, needed=needed))
+            await _complete(interaction, _stored_agreement(session, asked.request, user_id))
             return
         # The request says "cancelled" only once the game is: acknowledge as an update
         # of the request (3-second rule; cancelling writes to the database), cancel, then
@@ -943,6 +944,26 @@ def _open_request_id(session: GameSession) -> str | None:
     """The id of the game's open /cancel request, if any."""
     asked = _open_request(session)
     return None if asked is None else asked.request
+
+
+def _stored_agreement(session: GameSession, request: str, user_id: int) -> str:
+    """What a member is told once the bookkeeping was stored after their agreement to
+    `request`: that it counted only if the stored request is that one and holds it. A
+    newer /cancel may have replaced it while the click waited (the store then wrote the
+    newer request), or a failed newer one rolled back to the stored request, without it."""
+    stored = session.stored_note(CANCEL_NOTE)
+    try:
+        asked = None if stored is None else CancelRequest.read(stored)
+    except (KeyError, TypeError, ValueError):
+        asked = None  # a damaged note holds no agreement (`_open_request` drops it)
+    if asked is not None and asked.request == request and user_id in asked.votes:
+        humans = _humans(session)
+        count, needed = len(asked.votes & humans), len(humans) // 2 + 1
+        return texts.CANCEL_AGREED.format(count=count, needed=needed)
+    if _open_request_id(session) not in (None, request):
+        return texts.CANCEL_STALE
+    _withdraw(session, request, user_id)  # whatever memory holds: it is not stored
+    return texts.CANCEL_AGREE_NOT_RECORDED
 
 
 def _withdraw(session: GameSession, request: str, user_id: int) -> None:

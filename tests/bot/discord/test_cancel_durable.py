@@ -12,19 +12,27 @@ is stored.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import itertools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
+import discord
 import pytest
 import simcord
 
 from bot.discord import texts
-from bot.discord.games import CANCEL_NOTE
+from bot.discord.components import ComponentId
+from bot.discord.frontend import CANCEL
+from bot.discord.games import CANCEL_NOTE, DiscordGames
+from bot.session import GameSession
 from bot.storage import StorageError
 
-from .driver import components
+from .driver import Driver, components
 from .harness import Harness, labels, public_followup, text, told
 from .test_game_faults_more import private_texts, public_texts
 from .test_game_flow import FAST, open_table, start_game
@@ -36,24 +44,54 @@ async def table(tmp_path: Path) -> AsyncIterator[Harness]:
         yield h
 
 
+class Held:
+    """One write of the bookkeeping, held in flight until the test lets it end."""
+
+    def __init__(self) -> None:
+        self.arrived = asyncio.Event()  # the write started (and holds the session's turn)
+        self.go = asyncio.Event()
+        self.fails = False
+        self.state = ""  # what it was to store, as JSON
+
+    def end(self, *, fails: bool) -> None:
+        """Let the write go on: it fails (the database refuses), or it is stored."""
+        self.fails = fails
+        self.go.set()
+
+
 class StateWrites:
     """Wraps the storage's `set_session_state`: records, for each write that succeeded,
     what it stored and how many requests the bot had made of Discord by then; refuses
-    every write while `failing`."""
+    every write while `failing`; holds the next writes of a /cancel note while `held`
+    lists some (`hold`)."""
 
     def __init__(self, table: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
         self.table = table
         self.done: list[tuple[str, int]] = []  # (the state stored as JSON, requests made)
         self.failing = False
+        self.held: list[Held] = []  # the next writes of a /cancel note wait for these
         original: Callable[..., Awaitable[None]] = table.storage.set_session_state
 
         async def write(game_id: int, state: Any) -> None:
+            if self.held and CANCEL_NOTE in state.get("notes", {}):
+                held = self.held.pop(0)
+                held.state = json.dumps(state)
+                held.arrived.set()
+                await held.go.wait()
+                if held.fails:
+                    raise StorageError("database is locked")
             if self.failing:
                 raise StorageError("database is locked")
             await original(game_id, state)
             self.done.append((json.dumps(state), len(table.env.http_requests)))
 
         monkeypatch.setattr(table.storage, "set_session_state", write)
+
+    def hold(self) -> Held:
+        """Hold the next write of a /cancel note in flight (after those held already)."""
+        held = Held()
+        self.held.append(held)
+        return held
 
     def stored_before(self, marker: str, said: str) -> bool:
         """Whether a state holding `marker` was stored before the bot first sent Discord
@@ -163,3 +201,176 @@ async def test_an_agreement_the_database_refuses_is_told_and_not_counted(
     assert told(again) == texts.CANCEL_AGREED.format(count=2, needed=3)
     assert sorted((await stored_note(table, game_id))["votes"]) == sorted([alice.id, bob.id])
     assert (await table.storage.load_game(game_id)).status == "running"
+
+
+# --- interleavings ------------------------------------------------------------------------
+#
+# simcord settles one simulated action at a time, so two clicks whose stores overlap
+# cannot be played through it: these tests call the bot's handlers directly, with a
+# stand-in for each interaction, on the real game, session and database.
+
+
+class StandIn:
+    """A stand-in for the `discord.Interaction` of one member's /cancel or click: it
+    records what the member is told (`said`) and what is posted (`posted`); its defer
+    waits for `acknowledged` when given, or fails as an expired interaction does
+    (`expired`); the public post raises `post_fails` when given."""
+
+    _ids = itertools.count(0x7000_0000_0000_0000)
+
+    def __init__(
+        self,
+        table: Harness,
+        member: simcord.MemberActor,
+        *,
+        acknowledged: asyncio.Event | None = None,
+        expired: bool = False,
+        post_fails: BaseException | None = None,
+    ) -> None:
+        self.id = next(self._ids)
+        self.user = member
+        self.channel_id = table.channel.id
+        self.guild_id = table.guild.id
+        self.permissions = discord.Permissions.none()
+        self.said: list[str] = []
+        self.posted: list[str] = []
+        self.response = _Response(self, acknowledged, expired)
+        self.followup = _Followup(self, post_fails)
+
+    async def edit_original_response(self, *, content: str | None = None, **_: Any) -> None:
+        """Complete the deferred reply (private, or the clicked request's update)."""
+        assert self.response.is_done()
+        self.said.append(content or "")
+
+
+class _Response:
+    def __init__(self, of: StandIn, acknowledged: asyncio.Event | None, expired: bool) -> None:
+        self.of, self.acknowledged, self.expired = of, acknowledged, expired
+        self.done = False
+
+    def is_done(self) -> bool:
+        return self.done
+
+    async def defer(self, **_: Any) -> None:
+        if self.acknowledged is not None:
+            await self.acknowledged.wait()
+        if self.expired:
+            raise discord.NotFound(
+                SimpleNamespace(status=404, reason="Not Found"),
+                {"code": 10062, "message": "Unknown interaction"},
+            )
+        self.done = True
+
+    async def send_message(self, text: str, **_: Any) -> None:
+        self.done = True
+        self.of.said.append(text)
+
+
+class _Followup:
+    def __init__(self, of: StandIn, post_fails: BaseException | None) -> None:
+        self.of, self.post_fails = of, post_fails
+
+    async def send(self, content: str | None = None, *, ephemeral: bool = False, **_: Any) -> None:
+        if ephemeral:
+            self.of.said.append(content or "")
+        elif self.post_fails is not None:
+            raise self.post_fails
+        else:
+            self.of.posted.append(content or "")
+
+
+def run(work: Awaitable[None]) -> asyncio.Task[None]:
+    """`work` as a task of its own, outside simcord's settling (as a handler runs)."""
+
+    async def body() -> None:
+        await work
+
+    loop = asyncio.get_running_loop()
+    task: asyncio.Task[None] = contextvars.Context().run(loop.create_task, body())
+    return task
+
+
+def games_of(table: Harness) -> DiscordGames:
+    games = table.bot.games
+    assert isinstance(games, DiscordGames)
+    return games
+
+
+async def click_end(table: Harness, game_id: int, request: str, who: StandIn) -> None:
+    """`who` presses **End the game** on the request `request`."""
+    await games_of(table).on_click(
+        cast(discord.Interaction, who), ComponentId(str(game_id), CANCEL, request)
+    )
+
+
+async def all_humans(table: Harness) -> tuple[int, GameSession]:
+    """A 5-player game of five members (3 agreements end it), waiting for a human."""
+    members = table.members[:5]
+    game_id = await start_game(table, members, players=5)
+    session = table.bot.games.manager.get(game_id)
+    assert session is not None
+    driver = Driver(table, members, seed=1)
+    await table.until(lambda: bool(driver.pending()), what="a prompt shown")
+    return game_id, session
+
+
+def open_id(session: GameSession) -> str:
+    note = session.note(CANCEL_NOTE)
+    assert note is not None
+    return str(note["request"])
+
+
+async def test_a_failed_store_rolls_back_to_what_is_stored_not_to_an_unstored_agreement(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, bob = table.members[:2]
+    table.expect_warning("bookkeeping not stored")
+    game_id, session = await all_humans(table)
+    writes = StateWrites(table, monkeypatch)
+    await alice.slash(table.channel, "cancel")  # R0, stored: alice's 1 of 3
+    first = open_id(session)
+
+    # Bob agrees to R0; his store is in flight when the host asks again (R1).
+    bobs, renewed = writes.hold(), writes.hold()
+    bob_clicks = StandIn(table, bob)
+    agreeing = run(click_end(table, game_id, first, bob_clicks))
+    await bobs.arrived.wait()
+    asking = run(games_of(table).cancel(cast(discord.Interaction, StandIn(table, alice))))
+    await table.until(lambda: open_id(session) != first, what="R1 noted")
+    await asyncio.sleep(0.01)  # its store waits behind bob's
+    bobs.end(fails=True)
+    await agreeing
+    assert bob_clicks.said == [texts.CANCEL_AGREE_NOT_RECORDED]
+    await renewed.arrived.wait()
+    assert open_id(session) != first
+    renewed.end(fails=True)
+    await asking
+
+    # Back to R0 as the database holds it: bob's refused agreement is not in it, and
+    # the next write of the bookkeeping does not store it either.
+    assert session.note(CANCEL_NOTE) == await stored_note(table, game_id)
+    assert session.note(CANCEL_NOTE)["votes"] == [alice.id]
+    assert await session.store_notes()
+    assert (await stored_note(table, game_id))["votes"] == [alice.id]
+
+
+async def test_an_agreement_to_a_request_replaced_meanwhile_is_not_told_it_counted(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, bob = table.members[:2]
+    game_id, session = await all_humans(table)
+    await alice.slash(table.channel, "cancel")  # R0
+    first = open_id(session)
+
+    # Bob's click is slow to be acknowledged; the host asks again (R1) meanwhile.
+    acknowledged = asyncio.Event()
+    bob_clicks = StandIn(table, bob, acknowledged=acknowledged)
+    agreeing = run(click_end(table, game_id, first, bob_clicks))
+    await table.until(lambda: bob.id in session.note(CANCEL_NOTE)["votes"])
+    await alice.slash(table.channel, "cancel")
+    assert open_id(session) != first
+    acknowledged.set()
+    await agreeing
+
+    assert (await stored_note(table, game_id))["votes"] == [alice.id]  # R1's, without bob
+    assert bob_clicks.said == [texts.CANCEL_STALE]
