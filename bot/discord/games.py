@@ -148,6 +148,9 @@ class DiscordGames:
         self._asked_in: dict[int, float] = {}  # channel id -> when its last /ask was let in
         self._asked_by: dict[tuple[int, int], float] = {}  # (channel, member) -> the same
         self._telling: set[asyncio.Task[None]] = set()  # notices of games set aside
+        # Games a majority of agreements is ending now (set once that try is over): an
+        # agreement whose store failed meanwhile waits for its outcome before answering.
+        self._ending: dict[int, asyncio.Event] = {}
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -794,7 +797,12 @@ class DiscordGames:
             return
         needed = len(humans) // 2 + 1
         if user_id in asked.votes:
-            count = len(asked.votes & humans)
+            stored = _stored_request(session)
+            if stored is None or stored.request != asked.request or user_id not in stored.votes:
+                # A double click: the first one's store is in flight and may fail yet.
+                await answer(interaction, texts.CANCEL_AGREE_PENDING)
+                return
+            count = len(stored.votes & humans)
             await answer(interaction, texts.CANCEL_ALREADY.format(count=count, needed=needed))
             return
         # Counted here and now, before any await: two clicks at once both count.
@@ -805,12 +813,41 @@ class DiscordGames:
             # Stored before the member hears it counts (a crash after the answer would
             # lose it); acknowledged first, as the store may wait (3-second rule).
             await acknowledge(interaction)
-            if not await session.store_notes():
-                _withdraw(session, asked.request, user_id)  # as stored: it never was
-                await _complete(interaction, texts.CANCEL_AGREE_NOT_RECORDED)
-                return
-            await _complete(interaction, _stored_agreement(session, asked.request, user_id))
+            refused = not await session.store_notes()
+            reply = None if refused else _stored_agreement(session, asked.request, user_id)
+            if reply is None:
+                reply = await self._not_counted(session, asked.request, user_id, refused)
+            await _complete(interaction, reply)
             return
+        ending = self._ending[session.game_id] = asyncio.Event()
+        try:
+            await self._end_by_agreement(interaction, session, asked.request, user_id)
+        finally:
+            if self._ending.get(session.game_id) is ending:
+                del self._ending[session.game_id]
+            ending.set()
+
+    async def _not_counted(
+        self, session: GameSession, request: str, user_id: int, refused: bool
+    ) -> str:
+        """What a member hears whose agreement to `request` is not stored (`refused`: the
+        store failed): it is taken back at once (before the next write can store it); if a
+        majority is ending the game meanwhile, that decides the answer, not "press again"
+        for a game that is over."""
+        _withdraw(session, request, user_id)
+        ending = self._ending.get(session.game_id)
+        if ending is not None:
+            await ending.wait()
+        if session.is_over:
+            return texts.CANCEL_GAME_OVER
+        if not refused and _open_request_id(session) not in (None, request):
+            return texts.CANCEL_STALE
+        return texts.CANCEL_AGREE_NOT_RECORDED
+
+    async def _end_by_agreement(
+        self, interaction: discord.Interaction, session: GameSession, request: str, user_id: int
+    ) -> None:
+        """The agreement of `user_id` makes the majority: end the game."""
         # The request says "cancelled" only once the game is: acknowledge as an update
         # of the request (3-second rule; cancelling writes to the database), cancel, then
         # edit it.
@@ -823,7 +860,7 @@ class DiscordGames:
                 log.error(
                     "game %d could not be cancelled (%s)", session.game_id, type(exc).__name__
                 )
-                _withdraw(session, asked.request, user_id)  # so that pressing again retries
+                _withdraw(session, request, user_id)  # so that pressing again retries
                 await answer(interaction, texts.CANCEL_VOTE_FAILED)
                 await session.store_notes()
                 return
@@ -946,24 +983,30 @@ def _open_request_id(session: GameSession) -> str | None:
     return None if asked is None else asked.request
 
 
-def _stored_agreement(session: GameSession, request: str, user_id: int) -> str:
-    """What a member is told once the bookkeeping was stored after their agreement to
-    `request`: that it counted only if the stored request is that one and holds it. A
-    newer /cancel may have replaced it while the click waited (the store then wrote the
-    newer request), or a failed newer one rolled back to the stored request, without it."""
+def _stored_request(session: GameSession) -> CancelRequest | None:
+    """The /cancel request as the database holds it, if any (one that does not read is
+    none: it holds no agreement)."""
     stored = session.stored_note(CANCEL_NOTE)
+    if stored is None:
+        return None
     try:
-        asked = None if stored is None else CancelRequest.read(stored)
+        return CancelRequest.read(stored)
     except (KeyError, TypeError, ValueError):
-        asked = None  # a damaged note holds no agreement (`_open_request` drops it)
-    if asked is not None and asked.request == request and user_id in asked.votes:
-        humans = _humans(session)
-        count, needed = len(asked.votes & humans), len(humans) // 2 + 1
-        return texts.CANCEL_AGREED.format(count=count, needed=needed)
-    if _open_request_id(session) not in (None, request):
-        return texts.CANCEL_STALE
-    _withdraw(session, request, user_id)  # whatever memory holds: it is not stored
-    return texts.CANCEL_AGREE_NOT_RECORDED
+        return None  # `_open_request` logs and drops it
+
+
+def _stored_agreement(session: GameSession, request: str, user_id: int) -> str | None:
+    """What a member is told once the bookkeeping was stored after their agreement to
+    `request`, if it counted: only if the stored request is that one and holds it (None
+    else). A newer /cancel may have replaced it while the click waited (the store then
+    wrote the newer request), or a failed newer one rolled back to the stored request
+    without it, or the game ended."""
+    asked = _stored_request(session)
+    if asked is None or asked.request != request or user_id not in asked.votes:
+        return None
+    humans = _humans(session)
+    count, needed = len(asked.votes & humans), len(humans) // 2 + 1
+    return texts.CANCEL_AGREED.format(count=count, needed=needed)
 
 
 def _withdraw(session: GameSession, request: str, user_id: int) -> None:

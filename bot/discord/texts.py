@@ -364,3 +364,9 @@ REPLAY_NOT_OVER = "Game #{game} is {status}: a game is shown round by round once
 REPLAY_DAMAGED = "Game #{game} cannot be shown: its stored record does not replay."
 BUTTON_PREVIOUS = "◀ Previous"
 BUTTON_NEXT = "Next ▶"
+
+# --- /cancel: agreements whose store is in flight -------------------------------------
+CANCEL_AGREE_PENDING = (
+    "Your agreement is still being recorded: your first press will tell you whether it counts."
+)
+CANCEL_GAME_OVER = "This game is over: there is nothing left to agree to."

@@ -374,3 +374,53 @@ async def test_an_agreement_to_a_request_replaced_meanwhile_is_not_told_it_count
 
     assert (await stored_note(table, game_id))["votes"] == [alice.id]  # R1's, without bob
     assert bob_clicks.said == [texts.CANCEL_STALE]
+
+
+async def test_a_second_click_while_the_first_is_being_stored_is_not_told_it_counted(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, bob = table.members[:2]
+    table.expect_warning("bookkeeping not stored")
+    game_id, session = await all_humans(table)
+    writes = StateWrites(table, monkeypatch)
+    await alice.slash(table.channel, "cancel")
+    first = open_id(session)
+
+    held = writes.hold()
+    once = StandIn(table, bob)
+    agreeing = run(click_end(table, game_id, first, once))
+    await held.arrived.wait()
+    twice = StandIn(table, bob)
+    await click_end(table, game_id, first, twice)  # a double click
+    assert twice.said == [texts.CANCEL_AGREE_PENDING]
+    held.end(fails=True)
+    await agreeing
+    assert once.said == [texts.CANCEL_AGREE_NOT_RECORDED]
+    assert (await stored_note(table, game_id))["votes"] == [alice.id]
+
+
+async def test_a_refused_agreement_to_a_game_the_players_ended_meanwhile_hears_it_ended(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, bob, carol = table.members[:3]
+    table.expect_warning("bookkeeping not stored")
+    game_id, session = await all_humans(table)
+    writes = StateWrites(table, monkeypatch)
+    await alice.slash(table.channel, "cancel")
+    first = open_id(session)
+
+    held = writes.hold()
+    bobs = StandIn(table, bob)
+    agreeing = run(click_end(table, game_id, first, bobs))
+    await held.arrived.wait()
+    # Carol's agreement is the third: the game ends, its notes go (their write waits).
+    carols = StandIn(table, carol)
+    ending = run(click_end(table, game_id, first, carols))
+    await table.until(lambda: session.note(CANCEL_NOTE) is None, what="the notes dropped")
+    held.end(fails=True)
+    await agreeing
+    await ending
+    assert session.is_over
+    assert (await table.storage.load_game(game_id)).status == "cancelled"
+    assert carols.said == [texts.GAME_CANCELLED]
+    assert bobs.said == [texts.CANCEL_GAME_OVER]  # not "press again"
