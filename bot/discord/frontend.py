@@ -174,8 +174,36 @@ BOARD_KEY = "board"
 
 
 def vote_key(prompt_id: str) -> str:
-    """How an election's vote message is filed in the `MessageBook`."""
+    """How an election's vote message is filed in the `MessageBook` (its content: the
+    narration that leads it and the lines told on it, as JSON: `_vote_row`)."""
     return f"vote:{prompt_id}"
+
+
+def _vote_row(preamble: str, told: Sequence[str]) -> str:
+    """A vote's row in the book: its narration as told, apart from its text, which
+    members' names (not escaped) could make read like any of the bot's lines."""
+    return json.dumps({"preamble": preamble, "told": list(told)})
+
+
+def _vote_lines(content: str) -> tuple[str, list[str], bool]:
+    """The narration that led a filed vote and the lines told on it, and whether its row
+    is of the current form (not: read best effort from a row that holds its text, as
+    filed before the lines were filed apart; nothing if that does not read either)."""
+    try:
+        row = json.loads(content)
+    except (ValueError, RecursionError):
+        row = None  # (a vote's text never reads as JSON: its header is not a value)
+    if isinstance(row, dict):
+        preamble, told = row.get("preamble"), row.get("told")
+        if not isinstance(told, list) or not all(isinstance(x, str) for x in told):
+            told = None
+        if isinstance(preamble, str) and told is not None:
+            return preamble, told, True
+        return "", [], False
+    try:
+        return _preamble(content), _told_on_vote(content), False
+    except Exception:  # best effort: the vote shows the game's state without them
+        return "", [], False
 
 
 PING_KEY = "ping:"
@@ -387,7 +415,9 @@ class _Vote:
     restored_deadline: float | None = None  # the deadline it showed before a restart
     preamble: str = ""  # the narration that leads the message (the nomination...)
     told: list[str] = field(default_factory=list)  # narration said while it is open
-    filed: int = 0  # how many of the lines told the book holds (a restart shows them)
+    # How many of the lines told the book holds (a restart shows them); None while it
+    # holds no row of this message in the current form (a filing failed: tried again).
+    filed: int | None = None
     image: bool = False  # the message holds a board image
 
 
@@ -770,13 +800,16 @@ class DiscordFrontend:
         if channel_id is not None and missing_cached(self.client, channel_id) is None:
             self._no_files[channel_id] = time.monotonic() + FILES_REFUSED_S
 
-    async def _remember(self, table: Table, key: str, message: ShownMessage) -> None:
+    async def _remember(self, table: Table, key: str, message: ShownMessage) -> bool:
+        """File a message in the book; False if that failed (logged)."""
         if self.book is None:
-            return
+            return True  # nothing to file in
         try:
             await self.book.remember_message(table.game_id, key, message)
         except Exception as exc:  # best effort: without it a restart posts anew
             log.warning("game %d: message id not stored (%s)", table.game_id, type(exc).__name__)
+            return False
+        return True
 
     async def _forget(self, table: Table, key: str | None = None) -> None:
         if self.book is None:
@@ -1228,11 +1261,11 @@ class DiscordFrontend:
                 vote = state.vote = _Vote(prompt.id, president, chancellor)
                 shown = state.restored.pop(vote_key(prompt.id), None)
                 if shown is not None:  # the vote message posted before a restart
-                    vote.message_id, vote.shown = shown.message_id, shown.content
+                    vote.message_id = shown.message_id
                     vote.restored_deadline = shown.deadline
-                    vote.preamble = _preamble(shown.content)
-                    vote.told = _told_on_vote(shown.content)
-                    vote.filed = len(vote.told)
+                    vote.preamble, vote.told, current = _vote_lines(shown.content)
+                    # A row of the old form (the text) is filed anew at the next edit.
+                    vote.filed = len(vote.told) if current else None
             vote.voters.add(prompt.seat)
             vote.open.add(prompt.seat)
             vote.ended = None
@@ -1361,7 +1394,8 @@ class DiscordFrontend:
                 continue
             if key.startswith("vote:"):
                 # What it told while open stays, before the reason (as `_close_vote`).
-                story = [_preamble(shown.content), *_told_on_vote(shown.content)]
+                preamble, told, _ = _vote_lines(shown.content)
+                story = [preamble, *told]
                 content = _vote_closed("\n".join(x for x in story if x), texts.CLOSED_BY_RESTART)
             else:
                 reason = texts.CLOSED_BY_RESTART
@@ -1507,13 +1541,21 @@ class DiscordFrontend:
             vote.image = False
         if edited and vote.filed != len(vote.told):
             # A line told on it (a timeout, a member stepping away) is public narration
-            # the restarted bot must show again: the book keeps the text with it. (Only
-            # then: the ballots' progress is redrawn from the game itself.)
-            deadline = vote.waiting.deadline if vote.waiting is not None else None
-            shown = ShownMessage(vote.message_id, text, deadline)
-            await self._remember(table, vote_key(vote.prompt_id), shown)
-            vote.filed = len(vote.told)
+            # the restarted bot must show again: the book keeps it with the message.
+            # (Only then: the ballots' progress is redrawn from the game itself.)
+            await self._file_vote(table, vote)
         return bool(edited)
+
+    async def _file_vote(self, table: Table, vote: _Vote) -> None:
+        """File the vote message with its narration; a filing that fails is tried again
+        at the vote's next edit."""
+        assert vote.message_id is not None
+        deadline = vote.waiting.deadline if vote.waiting is not None else None
+        row = _vote_row(vote.preamble, vote.told)
+        if await self._remember(
+            table, vote_key(vote.prompt_id), ShownMessage(vote.message_id, row, deadline)
+        ):
+            vote.filed = len(vote.told)
 
     async def _post_vote(self, table: Table, vote: _Vote) -> None:
         """Post the vote message, which starts the next round's message."""
@@ -1553,11 +1595,8 @@ class DiscordFrontend:
         )
         vote.message_id, vote.shown = message.id, text
         vote.image = bool(message.attachments)
-        deadline = vote.waiting.deadline if vote.waiting is not None else None
-        await self._remember(
-            table, vote_key(vote.prompt_id), ShownMessage(message.id, text, deadline)
-        )
-        vote.filed = len(vote.told)
+        vote.filed = None  # a new message: its row is not filed yet
+        await self._file_vote(table, vote)
 
     async def _refresh_vote(self, table: Table, vote: _Vote) -> None:
         """A coalesced edit: wait a moment, then show the latest state (errors are for
@@ -1642,20 +1681,22 @@ def _vote_closed(preamble: str, result: str) -> str:
 
 
 def _preamble(vote_text: str) -> str:
-    """The narration that led a vote message, read back from its text."""
+    """The narration that led a vote message, read back from its text (a row of the old
+    form only: names can make any line read like the header)."""
     header = texts.VOTE_HEADER.split("{")[0]
     at = vote_text.find("\n" + header)
     return vote_text[:at] if at > 0 else ""
 
 
 def _told_on_vote(vote_text: str) -> list[str]:
-    """The lines told on an open vote message (`_Vote.told`), read back from its text:
-    those between its header and the ballots' progress, which always comes last."""
+    """The lines told on an open vote message (`_Vote.told`), read back from its text
+    (a row of the old form only): those between its header and the ballots' progress,
+    which always comes last."""
     header = "\n" + texts.VOTE_HEADER.split("{")[0]
     at = ("\n" + vote_text).find(header)
     if at < 0:
         return []
-    lines = vote_text[at:].splitlines()[1:]  # after the header's line
+    lines = vote_text[at:].split("\n")[1:]  # after the header's line (Discord's breaks)
     progress = (texts.VOTE_PROGRESS.split("{")[0], texts.VOTE_WAITING.split("{")[0])
     while lines and lines[-1].startswith(progress):
         lines.pop()

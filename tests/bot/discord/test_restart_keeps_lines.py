@@ -8,22 +8,18 @@ restart is a fresh bot over the same database and the same simulated Discord.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from types import SimpleNamespace
+from typing import Any, cast
 
 import discord
 import pytest
 
+from bot import manager
 from bot.discord import texts
 from bot.discord.board import Look
-from bot.discord.frontend import (
-    DiscordFrontend,
-    Edited,
-    _preamble,
-    _told_on_vote,
-    _Vote,
-    ping_key,
-)
+from bot.discord.frontend import DiscordFrontend, Edited, _Vote, ping_key
 from bot.discord.rounds import RoundMessage
 from bot.ports import PromptKind, Table, Waiting
 from bot.storage import ShownMessage
@@ -32,7 +28,7 @@ from engine import Nominate, Phase
 from .driver import Driver
 from .harness import Harness, text
 from .test_game_flow import open_table, reveal_posted, start_game
-from .test_open_decisions import LONG, closed_with_result, edits_of, until_vote
+from .test_open_decisions import LONG, closed_with_result, edits_of, until_vote, vote_messages
 from .test_ping_lines import ROUND, TABLE, Channel, prompt
 
 
@@ -67,20 +63,61 @@ async def test_lines_told_on_an_open_vote_stay_on_it_after_a_restart(tmp_path: P
         assert all(closed.index(line) < closed.index("**Vote closed.**") for line in told)
 
 
-@pytest.mark.parametrize("deadline", [None, 1_800_000_000.0])
-@pytest.mark.parametrize("told", [[], ["bob ran out of time."], ["one", "two\nthree"]])
-def test_the_lines_told_on_a_vote_read_back_from_its_text(
-    told: list[str], deadline: float | None
+# A display name (the members choose theirs, and the bot does not escape them) that
+# reads like the vote's header and its progress, with a line separator Python's
+# `splitlines` splits on.
+FORGED = "**Vote**: President Zed\u2028Waiting for: Zed"
+
+
+def _body(vote_text: str) -> tuple[int, list[str]]:
+    """The vote header's line in a vote message, and the lines told after it (up to the
+    ballots' progress: the last line that begins "Voted (")."""
+    lines = vote_text.split("\n")  # Discord breaks lines at "\n" only
+    header = f"**Vote**: President {FORGED}, Chancellor "
+    [at] = [i for i, line in enumerate(lines) if line.startswith(header)]
+    progress = max(i for i, line in enumerate(lines) if line.startswith("Voted ("))
+    return at, lines[at + 1 : progress]
+
+
+def edited_since(table: Harness, message_id: int) -> Callable[[], bool]:
+    """Whether the message was edited after now."""
+    edits = len(edits_of(table, message_id))
+    return lambda: len(edits_of(table, message_id)) > edits
+
+
+async def test_a_name_like_the_vote_header_does_not_change_the_vote_after_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A restart reads a vote's lines back from the text the book holds."""
-    frontend = DiscordFrontend(cast(discord.Client, None), dm_secrets=False)
-    vote = _Vote("a1", 0, 1, voters={0, 1}, preamble="alice nominates bob.", told=told)
-    vote.waiting = Waiting(Phase.VOTE, (1,), (0, 2), deadline, "")
-    shown = frontend._vote_text(TABLE, vote)
-    assert _preamble(shown) == vote.preamble
-    assert "\n".join(_told_on_vote(shown)) == "\n".join(told)
-    vote.preamble = ""
-    assert "\n".join(_told_on_vote(frontend._vote_text(TABLE, vote))) == "\n".join(told)
+    """The lines told on a vote come back after a restart as they were told, whatever
+    the names in them read like: the header once, the lines exactly."""
+    # A game whose first President is seat 0 (the host, named like the header).
+    fixed = SimpleNamespace(randrange=lambda n: 6)
+    monkeypatch.setattr(manager, "random", SimpleNamespace(SystemRandom=lambda: fixed))
+    async with open_table(tmp_path, LONG) as table:
+        zed = table.guild.add_member(table.env.create_user("zed"), nick=FORGED)
+        bob = table.members[1]
+        await start_game(table, [zed, bob], players=5)
+        vote = await until_vote(table, Driver(table, [zed, bob], seed=1))
+        await zed.slash(table.channel, "afk")  # told on the vote, open for bob's ballot
+        await table.until(
+            lambda: "stepped away" in text(table.message(vote.id)), what="the line on the vote"
+        )
+        _, told = _body(text(table.message(vote.id)))
+        assert len(told) == 1 and "stepped away" in told[0], told
+        for _ in range(2):  # (a forged header came back once more with each)
+            redrawn = edited_since(table, vote.id)
+            await table.restart()
+            await table.until(redrawn, what="the vote redrawn")
+            assert [m.id for m in vote_messages(table)] == [vote.id]
+            assert _body(text(table.message(vote.id)))[1] == told, text(table.message(vote.id))
+        await bob.click(table.message(vote.id), label="Ja")
+        await table.until(closed_with_result(table, vote.id), what="the result on the vote")
+        closed = text(table.message(vote.id)).split("\n")
+        assert closed.count(told[0]) == 1, closed
+        assert closed.index(told[0]) < next(
+            i for i, line in enumerate(closed) if line.startswith("**Vote closed.**")
+        )
+        assert not any(line.startswith(f"**Vote**: President {FORGED}") for line in closed)
 
 
 class Book:
@@ -102,16 +139,44 @@ class Book:
             self.rows.pop(key, None)
 
 
-async def test_a_vote_closed_by_a_restart_keeps_the_lines_it_told(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A vote the restarted game does not ask again closes with the lines it told."""
-    frontend = DiscordFrontend(cast(discord.Client, None), dm_secrets=False, book=Book())
-    vote = _Vote("a1", 0, 1, voters={0}, preamble="alice nominates bob.", told=["bob left."])
-    vote.waiting = Waiting(Phase.VOTE, (0,), (), None, "")
-    assert frontend.book is not None
-    shown = ShownMessage(100, frontend._vote_text(TABLE, vote), None)
-    await frontend.book.remember_message(TABLE.game_id, "vote:a1", shown)
+class FlakyBook(Book):
+    """A book whose next `fail` writes fail (a database that hiccups)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fail = 0
+
+    async def remember_message(self, game_id: int, key: str, message: ShownMessage) -> None:
+        if self.fail:
+            self.fail -= 1
+            raise OSError("the database is away")
+        await super().remember_message(game_id, key, message)
+
+
+def _open_vote(
+    monkeypatch: pytest.MonkeyPatch, book: Book, *, told: list[str], preamble: str = ""
+) -> tuple[DiscordFrontend, _Vote]:
+    """A front-end over `book` with an open vote, whose posts and edits Discord takes."""
+    frontend = DiscordFrontend(cast(discord.Client, None), dm_secrets=False, book=book)
+    vote = _Vote("a1", 0, 1, voters={0, 1}, preamble=preamble, told=told)
+    vote.waiting = Waiting(Phase.VOTE, (), (0, 1), None, "")
+    frontend.state(TABLE.game_id).vote = vote
+
+    async def send(table: Table, content: str, **kw: Any) -> Any:
+        return SimpleNamespace(id=100, attachments=[])
+
+    async def edit(*args: object, **kw: object) -> Edited:
+        return Edited.DONE
+
+    monkeypatch.setattr(frontend, "_send", send)
+    monkeypatch.setattr(frontend, "_edit", edit)
+    return frontend, vote
+
+
+async def closed_after_a_restart(monkeypatch: pytest.MonkeyPatch, book: Book) -> list[str]:
+    """What a restarted front-end over `book` shows on the vote it closes (the game
+    moved on: it is not asked again)."""
+    frontend = DiscordFrontend(cast(discord.Client, None), dm_secrets=False, book=book)
     edits: list[str] = []
 
     async def edit(table: Table, message_id: int, look: Look, **kw: object) -> Edited:
@@ -121,10 +186,80 @@ async def test_a_vote_closed_by_a_restart_keeps_the_lines_it_told(
     monkeypatch.setattr(frontend, "_edit", edit)
     await frontend.resume(TABLE)
     await frontend.waiting(TABLE, Waiting(Phase.NOMINATE, (2,), (), None, ""))
-    assert edits == [
-        "alice nominates bob.\nbob left.\n"
-        + texts.VOTE_CLOSED.format(result=texts.CLOSED_BY_RESTART)
-    ]
+    return edits
+
+
+CLOSED = texts.VOTE_CLOSED.format(result=texts.CLOSED_BY_RESTART)
+
+
+@pytest.mark.parametrize(
+    "told", [[], ["bob ran out of time."], ["one", "two\nthree"], [f"{FORGED} left."]]
+)
+async def test_a_vote_closed_by_a_restart_keeps_the_lines_it_told(
+    monkeypatch: pytest.MonkeyPatch, told: list[str]
+) -> None:
+    """A vote the restarted game does not ask again closes with the lines it told, as
+    they were told."""
+    book = Book()
+    frontend, vote = _open_vote(monkeypatch, book, told=[], preamble=f"{FORGED} nominates bob.")
+    await frontend._send_vote(TABLE, vote, [], [])
+    for line in told:
+        vote.told.append(line)
+        await frontend._edit_vote(TABLE, vote)
+    closed = await closed_after_a_restart(monkeypatch, book)
+    assert closed == ["\n".join([f"{FORGED} nominates bob.", *told, CLOSED])]
+
+
+async def test_a_vote_filed_as_text_before_an_upgrade_reads_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A vote row of the old form (the message's text) reads back, best effort; one that
+    reads as nothing closes the vote with its reason alone, and never raises."""
+    frontend = DiscordFrontend(cast(discord.Client, None), dm_secrets=False)
+    vote = _Vote("a1", 0, 1, voters={0}, preamble="alice nominates bob.", told=["bob left."])
+    vote.waiting = Waiting(Phase.VOTE, (0,), (), None, "")
+    old = Book()
+    shown = ShownMessage(100, frontend._vote_text(TABLE, vote), None)
+    await old.remember_message(TABLE.game_id, "vote:a1", shown)
+    monkeypatch = pytest.MonkeyPatch()
+    try:
+        closed = await closed_after_a_restart(monkeypatch, old)
+        assert closed == [f"alice nominates bob.\nbob left.\n{CLOSED}"]
+        for content in ("", "{", '{"preamble": 3}', "[]", "\u2028", "null"):
+            damaged = Book()
+            await damaged.remember_message(
+                TABLE.game_id, "vote:a1", ShownMessage(100, content, None)
+            )
+            closed = await closed_after_a_restart(monkeypatch, damaged)
+            assert len(closed) == 1 and closed[0].endswith(CLOSED), (content, closed)
+    finally:
+        monkeypatch.undo()
+
+
+async def test_a_failed_filing_of_a_vote_s_lines_is_tried_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A line told on a vote whose filing failed is filed with the vote's next edit (a
+    ballot), or the next line: a restart after shows it."""
+    book = FlakyBook()
+    frontend, vote = _open_vote(monkeypatch, book, told=[])
+    await frontend._send_vote(TABLE, vote, [], [])
+    vote.told.append("alice left.")
+    book.fail = 1
+    await frontend._edit_vote(TABLE, vote)  # shown, not filed
+    vote.waiting = Waiting(Phase.VOTE, (0,), (1,), None, "")  # alice's AI ballot is in
+    await frontend._edit_vote(TABLE, vote)
+    assert await closed_after_a_restart(monkeypatch, book) == [f"alice left.\n{CLOSED}"]
+    # And the next line: a failed filing is not taken for a filed one meanwhile.
+    frontend, vote = _open_vote(monkeypatch, book, told=[])
+    await frontend._send_vote(TABLE, vote, [], [])
+    vote.told.append("alice left.")
+    book.fail = 1
+    await frontend._edit_vote(TABLE, vote)
+    vote.told.append("bob left.")
+    await frontend._edit_vote(TABLE, vote)
+    closed = await closed_after_a_restart(monkeypatch, book)
+    assert closed == [f"alice left.\nbob left.\n{CLOSED}"]
 
 
 def ping_lines(table: Harness) -> list[discord.Message]:
