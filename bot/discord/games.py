@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import aiohttp
 import discord
 
 from engine import Phase, Variant
@@ -687,12 +688,11 @@ class DiscordGames:
         asked = CancelRequest(
             f"{interaction.id:x}", user_id, self.clock(), frozenset({user_id} & humans)
         )
-        # A new request replaces any older one: the older buttons stop counting.
-        session.set_note(CANCEL_NOTE, asked.note())
         needed = len(humans) // 2 + 1
         if not humans or len(asked.votes) >= needed:
             # Ephemeral: an error must reach the host alone (the game says it ended).
             await acknowledge(interaction)
+            session.set_note(CANCEL_NOTE, asked.note())
             await session.cancel(texts.CANCEL_HOST_ALONE)
             await _complete(interaction, texts.GAME_CANCELLED)
             return
@@ -710,6 +710,9 @@ class DiscordGames:
         # the interaction is acknowledged first (Discord's 3 seconds), privately, so that
         # a failure reaches the asker alone; the request is posted once it is stored.
         await acknowledge(interaction)
+        # Noted once acknowledged: a /cancel that expired (10062) replaces nothing, and
+        # the request shown keeps counting. A newer request replaces any older one.
+        session.set_note(CANCEL_NOTE, asked.note())
         if not await session.store_notes():
             if _open_request_id(session) == asked.request:  # not replaced meanwhile
                 # Back to what the database holds, not to the note before this one: it
@@ -727,8 +730,10 @@ class DiscordGames:
                 view=view,
                 allowed_mentions=discord.AllowedMentions.none(),
             )
-        except discord.HTTPException as exc:  # stored, but nobody can press its button
-            log.warning("the /cancel request was not posted (%s %s)", exc.status, exc.code)
+        except (discord.HTTPException, aiohttp.ClientError, TimeoutError) as exc:
+            # Stored, but nobody can press its button: the asker hears so, not that
+            # something went wrong and the game is unchanged (the generic handler).
+            log.warning("the /cancel request was not posted (%s)", _fault(exc))
             await answer(interaction, texts.CANCEL_NOT_SHOWN, quiet=True)
 
     async def resume(self, interaction: discord.Interaction) -> None:
@@ -812,7 +817,7 @@ class DiscordGames:
         if count < needed:
             # Stored before the member hears it counts (a crash after the answer would
             # lose it); acknowledged first, as the store may wait (3-second rule).
-            await acknowledge(interaction)
+            await _acknowledge_agreement(interaction, session, asked.request)
             refused = not await session.store_notes()
             reply = None if refused else _stored_agreement(session, asked.request, user_id)
             if reply is None:
@@ -851,7 +856,7 @@ class DiscordGames:
         # The request says "cancelled" only once the game is: acknowledge as an update
         # of the request (3-second rule; cancelling writes to the database), cancel, then
         # edit it.
-        await acknowledge(interaction, update=True)
+        await _acknowledge_agreement(interaction, session, request, update=True)
         try:
             await session.cancel(texts.CANCEL_REASON)
         except Exception as exc:
@@ -874,6 +879,27 @@ class DiscordGames:
         except discord.HTTPException as exc:  # the request was deleted: the game ended anyway
             log.warning("could not mark the cancel request ended (%s %s)", exc.status, exc.code)
             await answer(interaction, texts.GAME_CANCELLED, quiet=True)
+
+
+async def _acknowledge_agreement(
+    interaction: discord.Interaction, session: GameSession, request: str, *, update: bool = False
+) -> None:
+    """Acknowledge a click whose agreement to `request` is noted already (so that two
+    clicks at once both count); if that fails (the interaction expired), take it back:
+    its member is never told, and the next write of the bookkeeping must not store it."""
+    try:
+        await acknowledge(interaction, update=update)
+    except BaseException:
+        _withdraw(session, request, interaction.user.id)
+        raise
+
+
+def _fault(exc: BaseException) -> str:
+    """A failed request to Discord in words for the log: an HTTP status and code, or
+    the type of a transport fault."""
+    if isinstance(exc, discord.HTTPException):
+        return f"{exc.status} {exc.code}"
+    return type(exc).__name__
 
 
 async def _complete(interaction: discord.Interaction, reply: str) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
+import aiohttp
 import discord
 import pytest
 import simcord
@@ -424,3 +425,51 @@ async def test_a_refused_agreement_to_a_game_the_players_ended_meanwhile_hears_i
     assert (await table.storage.load_game(game_id)).status == "cancelled"
     assert carols.said == [texts.GAME_CANCELLED]
     assert bobs.said == [texts.CANCEL_GAME_OVER]  # not "press again"
+
+
+async def test_a_cancel_whose_interaction_expired_leaves_the_open_request_as_it_was(
+    table: Harness,
+) -> None:
+    alice, bob = table.members[:2]
+    game_id, session = await all_humans(table)
+    request = shown_request(await alice.slash(table.channel, "cancel"))  # R0
+    first = open_id(session)
+
+    late = StandIn(table, alice, expired=True)  # Discord answers 10062: too late
+    with pytest.raises(discord.NotFound):
+        await games_of(table).cancel(cast(discord.Interaction, late))
+    assert open_id(session) == first  # no newer request that nobody was shown
+    agreed = await bob.click(request, label=texts.BUTTON_END_GAME)  # R0's button counts
+    assert told(agreed) == texts.CANCEL_AGREED.format(count=2, needed=3)
+    assert (await stored_note(table, game_id))["request"] == first
+
+
+async def test_an_agreement_whose_interaction_expired_is_not_counted(table: Harness) -> None:
+    alice, bob = table.members[:2]
+    game_id, session = await all_humans(table)
+    await alice.slash(table.channel, "cancel")
+    first = open_id(session)
+
+    with pytest.raises(discord.NotFound):
+        await click_end(table, game_id, first, StandIn(table, bob, expired=True))
+    assert session.note(CANCEL_NOTE)["votes"] == [alice.id]  # never told, never counted
+    again = StandIn(table, bob)
+    await click_end(table, game_id, first, again)
+    assert again.said == [texts.CANCEL_AGREED.format(count=2, needed=3)]
+
+
+@pytest.mark.parametrize(
+    "fault", [aiohttp.ClientConnectionError("connection reset"), TimeoutError()]
+)
+async def test_a_request_stored_but_not_posted_for_a_network_fault_is_told_precisely(
+    table: Harness, fault: BaseException
+) -> None:
+    alice = table.members[0]
+    table.expect_warning("the /cancel request was not posted")
+    game_id, session = await all_humans(table)
+
+    asks = StandIn(table, alice, post_fails=fault)
+    await games_of(table).cancel(cast(discord.Interaction, asks))
+    assert asks.posted == []
+    assert asks.said == [texts.CANCEL_ASKED, texts.CANCEL_NOT_SHOWN]
+    assert (await stored_note(table, game_id))["request"] == open_id(session)
