@@ -36,6 +36,9 @@ from .records import (
 
 log = logging.getLogger("bot.storage")
 
+# The statuses of a game that goes on (a paused one resumes); any other is its end.
+_LIVE = ("running", "paused")
+
 
 class GameLog:
     """The games part of `Storage` (which provides the driver and the clock)."""
@@ -206,7 +209,8 @@ class GameLog:
         role, which stats use) or "cancelled" (roles optional, stats ignore it).
 
         A finished game is rated (`bot.storage.ladder`) in the same transaction: its
-        players' ratings change exactly when it becomes finished, and only once."""
+        players' ratings change exactly when it becomes finished, and only once. Its
+        messages' rows go with it (`_drop_messages`)."""
         if status == "finished":
             if winner is None or reason is None or roles is None:
                 raise StorageError("A finished game needs its winner, win reason and roles.")
@@ -224,7 +228,7 @@ class GameLog:
             )
             if row is None:
                 raise StorageError(f"No game #{game_id}.")
-            if row["status"] not in ("running", "paused"):
+            if row["status"] not in _LIVE:
                 raise StorageError(f"Game #{game_id} is already {row['status']}.")
             if roles is not None and len(roles) != row["players"]:
                 raise StorageError(
@@ -258,17 +262,18 @@ class GameLog:
                 )
             if status == "finished" and winner is not None:
                 await rate_game(tx, game_id, winner, now)
+            await _drop_messages(tx, game_id)
 
     async def pause_game(self, game_id: int, reason: str) -> None:
         """Mark a running game paused (its task died), with the cause: a type and a place,
         never an exception's message. It takes no actions until `resume_game`."""
-        await self._set_status(game_id, "paused", reason, ("running", "paused"))
+        await self._set_status(game_id, "paused", reason, _LIVE)
 
     async def abandon_game(self, game_id: int, reason: str) -> None:
         """Mark a running (or paused) game abandoned: it cannot be shown any more (its
         channel was deleted, the bot left the server). Never resumed, never counted in
         stats; `reason` (kept as the pause reason) says why, for hosts."""
-        await self._set_status(game_id, "abandoned", reason, ("running", "paused"))
+        await self._set_status(game_id, "abandoned", reason, _LIVE)
 
     # --- the front-end's messages of running games --------------------------------
 
@@ -282,8 +287,15 @@ class GameLog:
         return {r["key"]: ShownMessage(r["message_id"], r["content"], r["deadline"]) for r in rows}
 
     async def remember_message(self, game_id: int, key: str, message: ShownMessage) -> None:
-        """Remember (or replace) the message shown for `key` in a game."""
+        """Remember (or replace) the message shown for `key` in a game; nothing once the
+        game is over (the front-end may still be delivering what came before its end,
+        and the end dropped the game's rows for good)."""
         async with self._driver.write() as tx:
+            # The game's row locked (on PostgreSQL): an end that commits meanwhile waits
+            # for this write, then drops its row too.
+            row = await _one(tx, f"SELECT status FROM games WHERE id = ?{tx.lock}", (game_id,))
+            if row is None or row["status"] not in _LIVE:
+                return
             await tx.all(
                 "INSERT INTO game_messages (game_id, key, message_id, content, deadline)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id, key) DO UPDATE SET"
@@ -304,7 +316,7 @@ class GameLog:
 
     async def resume_game(self, game_id: int) -> None:
         """Mark a paused game running again (a running one stays as it is)."""
-        await self._set_status(game_id, "running", None, ("running", "paused"))
+        await self._set_status(game_id, "running", None, _LIVE)
 
     async def _set_status(
         self, game_id: int, status: str, reason: str | None, allowed: tuple[str, ...]
@@ -319,6 +331,8 @@ class GameLog:
                 "UPDATE games SET status = ?, pause_reason = ?, updated_at = ? WHERE id = ?",
                 (status, reason, self._clock(), game_id),
             )
+            if status not in _LIVE:  # abandoned, damaged: an end
+                await _drop_messages(tx, game_id)
 
     async def load_game(self, game_id: int) -> StoredGame:
         """The stored game; `record.replay()` rebuilds it. StorageError if unknown."""
@@ -377,7 +391,7 @@ class GameLog:
         """Mark a running (or paused) game damaged: it no longer reads back or replays.
         It is never resumed again and never counted in stats; `reason` (a part and an
         exception type, never a stored value) is kept for hosts and logged once."""
-        await self._set_status(game_id, "damaged", reason, ("running", "paused"))
+        await self._set_status(game_id, "damaged", reason, _LIVE)
         log.error("game %d is damaged and will not be resumed: %s", game_id, reason)
 
     async def seat_history(self, game_id: int) -> list[SeatChange]:
@@ -395,6 +409,15 @@ class GameLog:
 def _int_or_none(value: Any) -> int | None:
     """A column that should hold an id: the id, or None if it holds anything else."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+async def _drop_messages(tx: Tx, game_id: int) -> None:
+    """Drop a game's rows of the message book as it ends, in the transaction that ends
+    it: nothing reads them after (a restart resumes only running and paused games; the
+    reveal and the final post work from what the front-end holds in memory), and an end
+    that reaches neither (an abandoned or damaged game, a stranded one cancelled) would
+    keep them for good."""
+    await tx.all("DELETE FROM game_messages WHERE game_id = ?", (game_id,))
 
 
 async def _one(tx: Tx, sql: str, params: Params = ()) -> Any:

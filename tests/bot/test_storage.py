@@ -23,7 +23,7 @@ import pytest
 
 from bot.migrations import _V1, MIGRATIONS, SCHEMA_VERSION, migrate, user_version
 from bot.ratings import RatedSeat, ai_key, human_key, ladder
-from bot.storage import RatingRow, SeatRecord, Storage, StorageError
+from bot.storage import RatingRow, SeatRecord, ShownMessage, Storage, StorageError
 from bot.storage.driver import Params
 from bot.storage.sqlite import _SQLiteTx
 from engine import (
@@ -335,6 +335,50 @@ async def test_deadline_is_stored_and_cleared_when_the_game_ends(storage: Storag
     await storage.set_deadline(game_id, 99.0)
     await storage.finish_game(game_id, status="cancelled", winner=None, reason=None, roles=None)
     assert (await storage.load_game(game_id)).deadline is None
+
+
+async def _end(storage: Storage, game_id: int, game: Game, end: str) -> None:
+    """End a stored game as `end` says, the way the bot does."""
+    if end == "finished":
+        await storage.finish_game(
+            game_id, status="finished", winner=game.winner, reason=game.win_reason, roles=game.roles
+        )
+    elif end == "cancelled":
+        await storage.finish_game(game_id, status="cancelled", winner=None, reason=None, roles=None)
+    elif end == "abandoned":
+        await storage.abandon_game(game_id, "the channel was deleted")
+    else:
+        await storage.mark_damaged(game_id, "actions: RecordError")
+
+
+@pytest.mark.parametrize("paused", [False, True])
+@pytest.mark.parametrize("end", ["finished", "cancelled", "abandoned", "damaged"])
+async def test_every_end_of_a_game_drops_its_messages(
+    storage: Storage, end: str, paused: bool
+) -> None:
+    """The message book's rows of a game (its open vote, calls, board and ping lines)
+    go when it ends, however it ends: nothing reads them once it is over (a restart
+    resumes only running and paused games), and an abandoned game never reaches the
+    front-end's reveal or final post, which dropped them. A row filed as it ends (the
+    front-end still delivering what came before) is not kept either."""
+    game = play_random_game(5, 31)
+    game_id = await store_game(storage, game)
+    other = await store_game(storage, Game(5, seed=32))
+    keys = {"vote:a3": '{"preamble": "", "told": []}', "board": "story", "ping:9": "{}"}
+    for number, (key, content) in enumerate(keys.items()):
+        for game_of in (game_id, other):
+            await storage.remember_message(game_of, key, ShownMessage(number, content, 5.0))
+    if paused:
+        await storage.pause_game(game_id, "RuntimeError at bot/session.py:12 (_decision)")
+        assert set(await storage.shown_messages(game_id)) == set(keys)  # it resumes
+    await _end(storage, game_id, game, end)
+    assert (await storage.load_game(game_id)).status == end
+    assert await storage.shown_messages(game_id) == {}
+    await storage.remember_message(game_id, "board", ShownMessage(7, "late", None))
+    assert await storage.shown_messages(game_id) == {}
+    await storage.forget_message(game_id)  # (the front-end's own drop: still fine)
+    # Another game's rows stay.
+    assert set(await storage.shown_messages(other)) == set(keys)
 
 
 async def test_session_state_round_trips_and_damage_reads_as_empty(

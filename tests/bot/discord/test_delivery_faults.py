@@ -187,10 +187,13 @@ async def test_a_deleted_channel_abandons_its_game(table: Harness) -> None:
     game_id = await start_game(table, [alice, bob], players=5)
     driver = Driver(table, [alice, bob], seed=5)
     await table.until(lambda: bool(driver.pending()), what="a prompt for a member")
+    assert await table.storage.shown_messages(game_id)  # its call's message is filed
     table.env.backend.delete_channel(table.channel.id)
     await table.until(lambda: table.bot.games.manager.get(game_id) is None, what="abandoned")
     game = await stored(table, game_id)
     assert game.status == "abandoned" and game.pause_reason == texts.CHANNEL_DELETED
+    # Its messages' rows went with it (no reveal or final post drops them).
+    assert await table.storage.shown_messages(game_id) == {}
     # Never resumed after a restart, never counted.
     await table.restart()
     assert table.bot.games.manager.get(game_id) is None
