@@ -839,6 +839,11 @@ class DiscordFrontend:
             if state.vote is not None:
                 await self._close_vote(table, state.vote, state.vote.ended or text)
                 state.vote = None
+            # What a restart restored and the game never asked again (it paused first):
+            # its prompts were not withdrawn, and its rows went with the end, so this is
+            # the last chance to take its buttons off. The reason its prompts would have
+            # been withdrawn with (the session's only last post is a cancel's).
+            await self._close_restored(table, notices.CANCELLED)
             await self._flush(table, live=False)
             await self._retire_round(table)
             await self._show_rounds(table)
@@ -1373,9 +1378,10 @@ class DiscordFrontend:
                 vote.refresh = asyncio.create_task(self._refresh_vote(table, vote))
         await self._close_restored(table)
 
-    async def _close_restored(self, table: Table) -> None:
+    async def _close_restored(self, table: Table, reason: str = texts.CLOSED_BY_RESTART) -> None:
         """Close what was shown before a restart and not asked again (the game has
-        asked for everything it waits for when it says whom it waits for)."""
+        asked for everything it waits for when it says whom it waits for), saying
+        `reason`: the restart, or the game's end when it ends first."""
         state = self.state(table.game_id)
         # Messages a restored call or vote closes itself (with its reason).
         closing = {s.message_id for k, s in state.restored.items() if k != BOARD_KEY}
@@ -1396,9 +1402,8 @@ class DiscordFrontend:
                 # What it told while open stays, before the reason (as `_close_vote`).
                 preamble, told, _ = _vote_lines(shown.content)
                 story = [preamble, *told]
-                content = _vote_closed("\n".join(x for x in story if x), texts.CLOSED_BY_RESTART)
+                content = _vote_closed("\n".join(x for x in story if x), reason)
             else:
-                reason = texts.CLOSED_BY_RESTART
                 content = texts.PROMPT_CLOSED.format(text=shown.content, reason=reason)
             await self._edit(table, shown.message_id, Look(content))
             await self._forget(table, key)
@@ -1409,7 +1414,7 @@ class DiscordFrontend:
         vote = self.state(table.game_id).vote
         if vote is not None:
             await self._close_vote(table, vote, texts.GAME_OVER)
-        await self._close_restored(table)
+        await self._close_restored(table, texts.GAME_OVER)  # as the vote: the game is over
         await self._retire_round(table)  # the game is over: no live board any more
         await self._flush(table, live=False)
         await self._show_rounds(table)

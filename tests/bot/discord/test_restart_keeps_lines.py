@@ -1,5 +1,6 @@
 """What the channel read before a restart, it reads after: the lines told on an open
-vote stay on it, and the ping lines of a game are still deleted when it ends.
+vote stay on it, the ping lines of a game are still deleted when it ends, and a game
+that ends before it asks again closes what it showed before the restart.
 
 Driven through discord.py's real dispatch on simcord (nothing contacts Discord); a
 restart is a fresh bot over the same database and the same simulated Discord.
@@ -16,19 +17,27 @@ from typing import Any, cast
 import discord
 import pytest
 
-from bot import manager
+from bot import manager, notices
 from bot.discord import texts
 from bot.discord.board import Look
 from bot.discord.frontend import DiscordFrontend, Edited, _Vote, ping_key
 from bot.discord.rounds import RoundMessage
 from bot.ports import PromptKind, Table, Waiting
+from bot.session import GameSession
 from bot.storage import ShownMessage
 from engine import Nominate, Phase
 
-from .driver import Driver
+from .driver import Driver, components, game_paused
 from .harness import Harness, text
 from .test_game_flow import open_table, reveal_posted, start_game
-from .test_open_decisions import LONG, closed_with_result, edits_of, until_vote, vote_messages
+from .test_open_decisions import (
+    LONG,
+    closed_with_result,
+    edits_of,
+    until_select,
+    until_vote,
+    vote_messages,
+)
 from .test_ping_lines import ROUND, TABLE, Channel, prompt
 
 
@@ -314,3 +323,60 @@ async def test_a_ping_line_filed_before_a_restart_goes_with_the_next_line(
     [line] = fake.posted
     assert fake.deleted == [900, 901]
     assert set(book.rows) == {ping_key(line), "board", "prompt:a4:2:action"}
+
+
+def with_components(table: Harness) -> list[tuple[int, str]]:
+    """The channel's messages that still carry buttons or menus (id, start of text)."""
+    return [(m.id, text(m)[:80]) for m in table.channel_messages() if components(m)]
+
+
+@pytest.mark.parametrize("paused", [False, True])
+@pytest.mark.parametrize("open_as", ["vote", "select"])
+async def test_a_game_cancelled_after_a_restart_closes_what_it_showed_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, open_as: str, paused: bool
+) -> None:
+    """A restarted game cancelled by its host closes the vote or call it showed before
+    the restart, as a game cancelled without a restart does; also when it paused before
+    it asked again (a fault): its prompts were never asked again, so never withdrawn,
+    and the end drops the game's rows of the message book, so nothing else would ever
+    take those buttons off (they stayed)."""
+    async with open_table(tmp_path, LONG) as table:
+        alice = table.members[0]  # the only member: her /cancel ends the game at once
+        await start_game(table, [alice], players=5)
+        driver = Driver(table, [alice], seed=1)
+        if open_as == "vote":
+            shown = await until_vote(table, driver)
+        else:
+            shown, _ = await until_select(table, driver)
+        if paused:
+            table.expect_error("paused: RuntimeError at ")
+            opening = GameSession._opening
+
+            def opening_then_fault(session: GameSession) -> None:
+                opening(session)  # the table is told the game resumes, then it faults
+                raise RuntimeError("a fault before the step is asked again")
+
+            monkeypatch.setattr(GameSession, "_opening", opening_then_fault)
+        redrawn = edited_since(table, shown.id)
+        await table.restart()
+        if paused:
+            await table.until(lambda: game_paused(table), what="the resumed game paused")
+        else:
+            await table.until(redrawn, what="the restored message redrawn")
+        assert [m for m, _ in with_components(table)] == [shown.id]
+        await alice.slash(table.channel, "cancel")
+        await table.until(
+            lambda: any(
+                text(m).startswith("The game was cancelled") for m in table.channel_messages()
+            ),
+            what="the cancel told",
+        )
+        # The final post comes after the closing edits: nothing is left to click.
+        assert with_components(table) == []
+        closed = text(table.message(shown.id))
+        if open_as == "vote":
+            assert closed.endswith(texts.VOTE_CLOSED.format(result=notices.CANCELLED)), closed
+        else:
+            assert closed.splitlines()[-1].startswith("> ") and closed.endswith(
+                notices.CANCELLED
+            ), closed
