@@ -876,8 +876,10 @@ class DiscordGames:
                 view=None,
                 allowed_mentions=discord.AllowedMentions.none(),
             )
-        except discord.HTTPException as exc:  # the request was deleted: the game ended anyway
-            log.warning("could not mark the cancel request ended (%s %s)", exc.status, exc.code)
+        except (discord.HTTPException, aiohttp.ClientError, TimeoutError) as exc:
+            # The request was deleted, or the network failed: the game ended anyway, and
+            # the generic handler would tell the member it is unchanged.
+            log.warning("could not mark the cancel request ended (%s)", _fault(exc))
             await answer(interaction, texts.GAME_CANCELLED, quiet=True)
 
 

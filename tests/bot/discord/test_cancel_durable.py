@@ -215,7 +215,8 @@ class StandIn:
     """A stand-in for the `discord.Interaction` of one member's /cancel or click: it
     records what the member is told (`said`) and what is posted (`posted`); its defer
     waits for `acknowledged` when given, or fails as an expired interaction does
-    (`expired`); the public post raises `post_fails` when given."""
+    (`expired`); the public post raises `post_fails` when given, the edit of its reply
+    (or of the clicked request) `edit_fails`."""
 
     _ids = itertools.count(0x7000_0000_0000_0000)
 
@@ -227,6 +228,7 @@ class StandIn:
         acknowledged: asyncio.Event | None = None,
         expired: bool = False,
         post_fails: BaseException | None = None,
+        edit_fails: BaseException | None = None,
     ) -> None:
         self.id = next(self._ids)
         self.user = member
@@ -237,10 +239,13 @@ class StandIn:
         self.posted: list[str] = []
         self.response = _Response(self, acknowledged, expired)
         self.followup = _Followup(self, post_fails)
+        self.edit_fails = edit_fails
 
     async def edit_original_response(self, *, content: str | None = None, **_: Any) -> None:
         """Complete the deferred reply (private, or the clicked request's update)."""
         assert self.response.is_done()
+        if self.edit_fails is not None:
+            raise self.edit_fails
         self.said.append(content or "")
 
 
@@ -473,3 +478,24 @@ async def test_a_request_stored_but_not_posted_for_a_network_fault_is_told_preci
     assert asks.posted == []
     assert asks.said == [texts.CANCEL_ASKED, texts.CANCEL_NOT_SHOWN]
     assert (await stored_note(table, game_id))["request"] == open_id(session)
+
+
+@pytest.mark.parametrize(
+    "fault", [aiohttp.ClientConnectionError("connection reset"), TimeoutError()]
+)
+async def test_an_agreement_that_ends_the_game_is_told_so_when_the_request_edit_faults(
+    table: Harness, fault: BaseException
+) -> None:
+    """The agreement that makes the majority cancels the game, then edits the request to
+    say so; a network fault there (not an HTTP error) is told as an ended game, not left
+    to the generic handler ("the game is unchanged"), which it reached before."""
+    alice, bob, carol = table.members[:3]
+    table.expect_warning("could not mark the cancel request ended")
+    game_id, session = await all_humans(table)
+    request = shown_request(await alice.slash(table.channel, "cancel"))
+    await bob.click(request, label=texts.BUTTON_END_GAME)
+    carols = StandIn(table, carol, edit_fails=fault)
+    await click_end(table, game_id, open_id(session), carols)  # raises nothing
+    assert session.is_over
+    assert (await table.storage.load_game(game_id)).status == "cancelled"
+    assert carols.said == [texts.GAME_CANCELLED]
