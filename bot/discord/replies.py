@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import aiohttp
 import discord
 
 log = logging.getLogger(__name__)
@@ -41,18 +42,23 @@ async def answer(
     """An ephemeral answer to the member, whether or not the interaction was deferred.
 
     `kwargs` go to the send call (`embed=`, `view=`...). `quiet`: an answer that cannot be
-    sent (the interaction expired, or was answered already) is logged instead of raised:
-    for the bot's last-resort answers, on paths that are already handling a failure.
+    sent (the interaction expired, or was answered already, or the network failed) is
+    logged instead of raised: for the bot's last-resort answers, on paths that are
+    already handling a failure, where a raise would reach the generic handler and tell
+    the member the game is unchanged.
     """
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True, **kwargs)  # type: ignore[arg-type]
         else:
             await interaction.response.send_message(text, ephemeral=True, **kwargs)
-    except discord.HTTPException:
+    except (discord.HTTPException, aiohttp.ClientError, TimeoutError) as exc:
         if not quiet:
             raise
-        log.warning("could not answer an interaction (expired or already answered)")
+        log.warning(
+            "could not answer an interaction (expired, already answered, or %s)",
+            type(exc).__name__,
+        )
 
 
 async def announce(
