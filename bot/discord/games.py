@@ -12,11 +12,12 @@ database does.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -74,6 +75,9 @@ ASK_MEMBER_COOLDOWN_S = 60.0
 ASK_CHANNEL_COOLDOWN_S = TALK_WAIT_S + 5.0
 CANCEL_NOTE = "cancel"  # the session note that holds the open /cancel request
 _REQUEST_ID = re.compile(r"[0-9a-f]{1,16}")  # an interaction id in hex (a 64-bit snowflake)
+# What a request to Discord through discord.py's webhooks (edits, followups) may raise:
+# an HTTP error, or a transport fault that is not one (a dropped connection, a timeout).
+_SEND_FAULTS = (discord.HTTPException, aiohttp.ClientError, TimeoutError)
 
 
 @dataclass(slots=True)
@@ -149,8 +153,9 @@ class DiscordGames:
         self._asked_in: dict[int, float] = {}  # channel id -> when its last /ask was let in
         self._asked_by: dict[tuple[int, int], float] = {}  # (channel, member) -> the same
         self._telling: set[asyncio.Task[None]] = set()  # notices of games set aside
-        # Games a majority of agreements is ending now (set once that try is over): an
-        # agreement whose store failed meanwhile waits for its outcome before answering.
+        # Games a /cancel is ending now (a majority of agreements, or the asker's word
+        # alone; set once that try is over): a click or /cancel meanwhile waits for its
+        # outcome before answering, as does an agreement whose store failed.
         self._ending: dict[int, asyncio.Event] = {}
 
     # --- lifecycle ----------------------------------------------------------------------
@@ -679,6 +684,12 @@ class DiscordGames:
             else:
                 await self._cancel_stranded(interaction, stranded)
             return
+        if await self._ended_meanwhile(interaction, session):
+            # Its notes are dropped already: a new request would be posted for a game
+            # being cancelled, and stored in its row. (A game played out is not.)
+            ended = texts.GAME_OVER if session.game.is_over else texts.GAME_CANCELLED
+            await answer(interaction, ended)
+            return
         meta = self._meta_of(session.game_id)
         user_id = interaction.user.id
         if not self._may_steer(interaction, meta.host_id):
@@ -693,7 +704,16 @@ class DiscordGames:
             # Ephemeral: an error must reach the host alone (the game says it ended).
             await acknowledge(interaction)
             session.set_note(CANCEL_NOTE, asked.note())
-            await session.cancel(texts.CANCEL_HOST_ALONE)
+            async with self._ending_game(session.game_id):
+                try:
+                    await session.cancel(texts.CANCEL_HOST_ALONE)
+                except Exception as exc:
+                    if not session.is_over:  # not ended: the generic handler says so
+                        raise
+                    # Over all the same: "unchanged" (the generic handler) would be false.
+                    log.warning(
+                        "game %d: cancelled with a fault (%s)", session.game_id, type(exc).__name__
+                    )
             await _complete(interaction, texts.GAME_CANCELLED)
             return
         from .components import button, view_of
@@ -730,7 +750,7 @@ class DiscordGames:
                 view=view,
                 allowed_mentions=discord.AllowedMentions.none(),
             )
-        except (discord.HTTPException, aiohttp.ClientError, TimeoutError) as exc:
+        except _SEND_FAULTS as exc:
             # Stored, but nobody can press its button: the asker hears so, not that
             # something went wrong and the game is unchanged (the generic handler).
             log.warning("the /cancel request was not posted (%s)", _fault(exc))
@@ -788,6 +808,10 @@ class DiscordGames:
     ) -> None:
         """A vote for the open /cancel request, only from that request's own buttons: an
         old, replaced or forged button must never end a game."""
+        if await self._ended_meanwhile(interaction, session):
+            # Its notes are dropped already: "nobody has asked" would be false.
+            await answer(interaction, texts.CANCEL_GAME_OVER)
+            return
         asked = _open_request(session)
         if asked is None:
             await answer(interaction, texts.CANCEL_NOT_ASKED)
@@ -824,13 +848,30 @@ class DiscordGames:
                 reply = await self._not_counted(session, asked.request, user_id, refused)
             await _complete(interaction, reply)
             return
-        ending = self._ending[session.game_id] = asyncio.Event()
-        try:
+        async with self._ending_game(session.game_id):
             await self._end_by_agreement(interaction, session, asked.request, user_id)
+
+    @contextlib.asynccontextmanager
+    async def _ending_game(self, game_id: int) -> AsyncIterator[None]:
+        """While the body runs, the game is known to be ending (`_ending`)."""
+        ending = self._ending[game_id] = asyncio.Event()
+        try:
+            yield
         finally:
-            if self._ending.get(session.game_id) is ending:
-                del self._ending[session.game_id]
+            if self._ending.get(game_id) is ending:
+                del self._ending[game_id]
             ending.set()
+
+    async def _ended_meanwhile(
+        self, interaction: discord.Interaction, session: GameSession
+    ) -> bool:
+        """Whether the game is over, once the /cancel ending it now (if any) is done. The
+        end writes to the database: a wait for it is acknowledged first (3 seconds)."""
+        ending = self._ending.get(session.game_id)
+        if ending is not None and not ending.is_set():
+            await acknowledge(interaction)
+            await ending.wait()
+        return session.is_over
 
     async def _not_counted(
         self, session: GameSession, request: str, user_id: int, refused: bool
@@ -839,7 +880,9 @@ class DiscordGames:
         store failed): it is taken back at once (before the next write can store it); if a
         majority is ending the game meanwhile, that decides the answer, not "press again"
         for a game that is over."""
-        _withdraw(session, request, user_id)
+        if _withdraw(session, request, user_id):
+            # Another write (another member's, the game's) may have stored it meanwhile.
+            await session.store_notes()
         ending = self._ending.get(session.game_id)
         if ending is not None:
             await ending.wait()
@@ -876,7 +919,7 @@ class DiscordGames:
                 view=None,
                 allowed_mentions=discord.AllowedMentions.none(),
             )
-        except (discord.HTTPException, aiohttp.ClientError, TimeoutError) as exc:
+        except _SEND_FAULTS as exc:
             # The request was deleted, or the network failed: the game ended anyway, and
             # the generic handler would tell the member it is unchanged.
             log.warning("could not mark the cancel request ended (%s)", _fault(exc))
@@ -888,11 +931,14 @@ async def _acknowledge_agreement(
 ) -> None:
     """Acknowledge a click whose agreement to `request` is noted already (so that two
     clicks at once both count); if that fails (the interaction expired), take it back:
-    its member is never told, and the next write of the bookkeeping must not store it."""
+    its member is never told, and the database must not hold it."""
     try:
         await acknowledge(interaction, update=update)
-    except BaseException:
-        _withdraw(session, request, interaction.user.id)
+    except BaseException as exc:
+        taken_back = _withdraw(session, request, interaction.user.id)
+        if taken_back and isinstance(exc, Exception):  # a cancelled task awaits no more
+            # Another write (another member's, the game's) may have stored it meanwhile.
+            await session.store_notes()
         raise
 
 
@@ -907,13 +953,14 @@ def _fault(exc: BaseException) -> str:
 async def _complete(interaction: discord.Interaction, reply: str) -> None:
     """Complete a deferred reply with `reply` (and no buttons) once the member's action
     is stored. The edit is cosmetic: if it fails (the message was deleted, Discord
-    refused it), the member still hears `reply` in a new private message, never that
-    the game is unchanged."""
+    refused it, the network failed), the member still hears `reply` in a new private
+    message if it can be sent at all (else it is logged), never that the game is
+    unchanged."""
     try:
         await interaction.edit_original_response(content=reply, view=None)
-    except discord.HTTPException as exc:
-        # Status and code only: the reply may name a private choice.
-        log.warning("could not complete an interaction's reply (%s %s)", exc.status, exc.code)
+    except _SEND_FAULTS as exc:
+        # The fault only: the reply may name a private choice.
+        log.warning("could not complete an interaction's reply (%s)", _fault(exc))
         await answer(interaction, reply, quiet=True)
 
 
@@ -925,12 +972,11 @@ async def _tell_cancelled(interaction: discord.Interaction, game_id: int, notice
     try:
         await interaction.followup.send(notice)
         return
-    except discord.HTTPException as exc:
+    except _SEND_FAULTS as exc:
         log.warning(
-            "game %d: the channel was not told it was cancelled by a followup (%s %s)",
+            "game %d: the channel was not told it was cancelled by a followup (%s)",
             game_id,
-            exc.status,
-            exc.code,
+            _fault(exc),
         )
     if interaction.channel_id is None:
         return
@@ -939,13 +985,8 @@ async def _tell_cancelled(interaction: discord.Interaction, game_id: int, notice
     )
     try:
         await channel.send(notice)
-    except discord.HTTPException as exc:
-        log.warning(
-            "game %d: the channel was not told it was cancelled (%s %s)",
-            game_id,
-            exc.status,
-            exc.code,
-        )
+    except _SEND_FAULTS as exc:
+        log.warning("game %d: the channel was not told it was cancelled (%s)", game_id, _fault(exc))
 
 
 def _when(at: float) -> str:
@@ -1037,11 +1078,14 @@ def _stored_agreement(session: GameSession, request: str, user_id: int) -> str |
     return texts.CANCEL_AGREED.format(count=count, needed=needed)
 
 
-def _withdraw(session: GameSession, request: str, user_id: int) -> None:
-    """Take a member's agreement back from the request `request`, if it is still open."""
+def _withdraw(session: GameSession, request: str, user_id: int) -> bool:
+    """Take a member's agreement back from the request `request`, if it is still open
+    and holds it; whether it did (in memory only: the caller stores it)."""
     asked = _open_request(session)
-    if asked is not None and asked.request == request:
-        session.set_note(CANCEL_NOTE, replace(asked, votes=asked.votes - {user_id}).note())
+    if asked is None or asked.request != request or user_id not in asked.votes:
+        return False
+    session.set_note(CANCEL_NOTE, replace(asked, votes=asked.votes - {user_id}).note())
+    return True
 
 
 def _member_id(value: Any) -> int:

@@ -53,6 +53,7 @@ class Held:
         self.go = asyncio.Event()
         self.fails = False
         self.state = ""  # what it was to store, as JSON
+        self.dropping = False  # holds the write that drops the notes, not one of a note
 
     def end(self, *, fails: bool) -> None:
         """Let the write go on: it fails (the database refuses), or it is stored."""
@@ -74,7 +75,8 @@ class StateWrites:
         original: Callable[..., Awaitable[None]] = table.storage.set_session_state
 
         async def write(game_id: int, state: Any) -> None:
-            if self.held and CANCEL_NOTE in state.get("notes", {}):
+            noting = CANCEL_NOTE in state.get("notes", {})
+            if self.held and noting != self.held[0].dropping:
                 held = self.held.pop(0)
                 held.state = json.dumps(state)
                 held.arrived.set()
@@ -88,9 +90,11 @@ class StateWrites:
 
         monkeypatch.setattr(table.storage, "set_session_state", write)
 
-    def hold(self) -> Held:
-        """Hold the next write of a /cancel note in flight (after those held already)."""
+    def hold(self, *, dropping: bool = False) -> Held:
+        """Hold the next write of a /cancel note in flight (after those held already);
+        `dropping`: the next write without one instead (the end dropping the notes)."""
         held = Held()
+        held.dropping = dropping
         self.held.append(held)
         return held
 
@@ -499,3 +503,143 @@ async def test_an_agreement_that_ends_the_game_is_told_so_when_the_request_edit_
     assert session.is_over
     assert (await table.storage.load_game(game_id)).status == "cancelled"
     assert carols.said == [texts.GAME_CANCELLED]
+
+
+async def host_alone(table: Harness) -> tuple[int, GameSession]:
+    """A 5-player game of one member and four AIs: its host's /cancel alone ends it."""
+    game_id = await start_game(table, [table.members[0]], players=5)
+    session = table.bot.games.manager.get(game_id)
+    assert session is not None
+    return game_id, session
+
+
+@pytest.mark.parametrize(
+    "fault", [aiohttp.ClientConnectionError("connection reset"), TimeoutError()]
+)
+async def test_a_host_alone_cancel_is_told_so_when_its_reply_edit_faults(
+    table: Harness, fault: BaseException
+) -> None:
+    """The host's /cancel ends the game, then completes its reply; a network fault there
+    was caught by no one but the generic handler ("the game is unchanged")."""
+    table.expect_warning("could not complete an interaction's reply")
+    game_id, session = await host_alone(table)
+    asks = StandIn(table, table.members[0], edit_fails=fault)
+    await games_of(table).cancel(cast(discord.Interaction, asks))  # raises nothing
+    assert session.is_over
+    assert (await table.storage.load_game(game_id)).status == "cancelled"
+    assert asks.said == [texts.GAME_CANCELLED]
+
+
+async def test_a_host_alone_cancel_that_ends_the_game_with_a_fault_is_told_it_ended(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table.expect_warning("cancelled with a fault")
+    game_id, session = await host_alone(table)
+    original = session.cancel
+
+    async def cancel(reason: str) -> None:
+        await original(reason)
+        raise RuntimeError("a fault after the end")
+
+    monkeypatch.setattr(session, "cancel", cancel)
+    asks = StandIn(table, table.members[0])
+    await games_of(table).cancel(cast(discord.Interaction, asks))  # raises nothing
+    assert (await table.storage.load_game(game_id)).status == "cancelled"
+    assert asks.said == [texts.GAME_CANCELLED]
+
+
+@pytest.mark.parametrize(
+    "fault", [aiohttp.ClientConnectionError("connection reset"), TimeoutError()]
+)
+async def test_a_cancelled_notice_whose_followup_faults_is_posted_to_the_channel(
+    table: Harness, fault: BaseException
+) -> None:
+    from bot.discord.games import _tell_cancelled
+
+    table.expect_warning("was not told it was cancelled by a followup")
+    sent: list[str] = []
+
+    async def send(notice: str) -> None:
+        sent.append(notice)
+
+    tells = StandIn(table, table.members[0], post_fails=fault)
+    tells.client = SimpleNamespace(  # type: ignore[attr-defined]
+        get_partial_messageable=lambda *_, **__: SimpleNamespace(send=send)
+    )
+    await _tell_cancelled(cast(discord.Interaction, tells), 7, "ended")  # raises nothing
+    assert sent == ["ended"]
+
+
+async def a_majority_ending(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, GameSession, str, Held, asyncio.Task[None], StandIn]:
+    """Three agreements of five end the game; the third's end is held in flight, its
+    notes dropped but their write not done (the game not yet marked over in memory)."""
+    alice, bob, carol = table.members[:3]
+    game_id, session = await all_humans(table)
+    writes = StateWrites(table, monkeypatch)
+    request = shown_request(await alice.slash(table.channel, "cancel"))
+    await bob.click(request, label=texts.BUTTON_END_GAME)
+    first = open_id(session)
+    dropped = writes.hold(dropping=True)
+    carols = StandIn(table, carol)
+    ending = run(click_end(table, game_id, first, carols))
+    await dropped.arrived.wait()
+    assert session.note(CANCEL_NOTE) is None and not session.is_over
+    return game_id, session, first, dropped, ending, carols
+
+
+async def test_a_press_while_a_majority_ends_the_game_hears_it_is_over(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, _, first, dropped, ending, carols = await a_majority_ending(table, monkeypatch)
+    daves = StandIn(table, table.members[3])
+    late = run(click_end(table, game_id, first, daves))
+    await asyncio.sleep(0.01)
+    dropped.end(fails=False)
+    await ending
+    await late
+    assert carols.said == [texts.GAME_CANCELLED]
+    assert daves.said == [texts.CANCEL_GAME_OVER]  # not "nobody has asked"
+
+
+async def test_a_cancel_while_a_majority_ends_the_game_asks_nobody(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, session, _, dropped, ending, _ = await a_majority_ending(table, monkeypatch)
+    asks = StandIn(table, table.members[0])
+    late = run(games_of(table).cancel(cast(discord.Interaction, asks)))
+    await asyncio.sleep(0.01)
+    dropped.end(fails=False)
+    await ending
+    await late
+    assert asks.posted == []  # no new request for a game being cancelled
+    assert asks.said == [texts.GAME_CANCELLED]
+    assert (await table.storage.load_game(game_id)).status == "cancelled"
+    assert await stored_note(table, game_id) is None
+    # And once it is over (its session not yet gone), the same.
+    again = StandIn(table, table.members[0])
+    if table.bot.games.manager.get(game_id) is session:
+        await games_of(table).cancel(cast(discord.Interaction, again))
+        assert again.said == [texts.GAME_CANCELLED] and again.posted == []
+
+
+async def test_an_agreement_taken_back_is_taken_back_from_the_database_too(
+    table: Harness,
+) -> None:
+    """An agreement is noted before its click is acknowledged; if that fails (expired),
+    it is taken back, but another write (here the game's own) may have stored it."""
+    alice, bob = table.members[:2]
+    game_id, session = await all_humans(table)
+    await alice.slash(table.channel, "cancel")
+    first = open_id(session)
+
+    acknowledged = asyncio.Event()
+    late = StandIn(table, bob, acknowledged=acknowledged, expired=True)
+    agreeing = run(click_end(table, game_id, first, late))
+    await table.until(lambda: bob.id in session.note(CANCEL_NOTE)["votes"])
+    assert await session.store_notes()  # another write stores it meanwhile
+    acknowledged.set()
+    with pytest.raises(discord.NotFound):
+        await agreeing
+    assert (await stored_note(table, game_id))["votes"] == [alice.id]
