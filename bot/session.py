@@ -634,8 +634,10 @@ class GameSession:
                 self._task.cancel()
             if was_paused:  # the dead game task left the outbox running for this
                 self._outbox.close()
-        await self.wait()
-        self._closed.set()
+        try:
+            await self.wait()
+        finally:  # even if our caller is cancelled meanwhile: the game is over
+            self._closed.set()
 
     async def _run(self) -> None:
         try:

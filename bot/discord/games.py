@@ -754,7 +754,10 @@ class DiscordGames:
             # Stored, but nobody can press its button: the asker hears so, not that
             # something went wrong and the game is unchanged (the generic handler).
             log.warning("the /cancel request was not posted (%s)", _fault(exc))
-            await answer(interaction, texts.CANCEL_NOT_SHOWN, quiet=True)
+            # Refused by Discord, it is not there; after a transport fault it may be.
+            refused = isinstance(exc, discord.HTTPException)
+            told = texts.CANCEL_NOT_SHOWN if refused else texts.CANCEL_MAYBE_NOT_SHOWN
+            await answer(interaction, told, quiet=True)
 
     async def resume(self, interaction: discord.Interaction) -> None:
         """/resume: the host or Manage Server carries on the paused game of the channel."""
@@ -888,8 +891,10 @@ class DiscordGames:
             await ending.wait()
         if session.is_over:
             return texts.CANCEL_GAME_OVER
-        if not refused and _open_request_id(session) not in (None, request):
-            return texts.CANCEL_STALE
+        if _open_request_id(session) not in (None, request):
+            # Replaced: its button is stale. A replacement whose own store fails is rolled
+            # back and never shown, so "the latest request" is right either way.
+            return texts.CANCEL_AGREE_NOT_RECORDED_REPLACED if refused else texts.CANCEL_STALE
         return texts.CANCEL_AGREE_NOT_RECORDED
 
     async def _end_by_agreement(

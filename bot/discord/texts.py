@@ -317,10 +317,18 @@ CANCEL_NOT_SHOWN = (
     "Your request is recorded, but Discord refused to post it here, so the players cannot "
     "agree to it. Try /cancel again in a moment."
 )
+CANCEL_MAYBE_NOT_SHOWN = (
+    "Your request is recorded, but the connection to Discord failed while posting it, so "
+    "it may not be shown here. If you cannot see it, try /cancel again in a moment."
+)
 CANCEL_AGREED = "You agreed to end the game ({count}/{needed})."
 CANCEL_AGREE_NOT_RECORDED = (
     "Your agreement could not be recorded (the database failed), so it does not count. "
     "Press **End the game** again in a moment."
+)
+CANCEL_AGREE_NOT_RECORDED_REPLACED = (
+    "Your agreement could not be recorded (the database failed), so it does not count, and "
+    "a newer /cancel was asked meanwhile: press **End the game** on the latest request."
 )
 CANCEL_ALREADY = "You already agreed ({count}/{needed})."
 CANCEL_REASON = "the players agreed to end it."

@@ -26,7 +26,7 @@ from agents.base import Answer
 from bot.agent_port import CLAIM_BUDGET_S, DEFAULT_BUDGET_S, InProcessAgents
 from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
-from bot.ports import SessionRefusal
+from bot.ports import Post, SessionRefusal, Table
 from bot.session import GameSession
 from bot.storage import Storage
 from engine import Action, Claim, Nominate, PlayerView
@@ -301,6 +301,35 @@ async def test_a_restart_resumes_a_paused_game(db_dir: Path) -> None:
     await _assert_finished(store, resumed)
     assert "The bot restarted" in fake.public_text(gid)[0]
     await store.close()
+
+
+async def test_a_paused_game_cancelled_by_a_caller_cancelled_meanwhile_still_closes(
+    session_store: Storage,
+) -> None:
+    """A paused game has no task left to close its session: `cancel` does, even if its
+    caller is cancelled while the notice is still being shown, so the manager forgets
+    the game (one left registered keeps its channel busy for ever)."""
+    shown = asyncio.Event()
+
+    class SlowNotice(FakeFrontend):
+        async def post(self, table: Table, post: Post) -> None:
+            if "cancelled" in post.text:
+                await shown.wait()
+            await super().post(table, post)
+
+    fake = SlowNotice(answer=scripted)
+    manager, session = await _paused(session_store, fake)
+    cancelling = asyncio.create_task(session.cancel("the host ended it"))
+    await until(lambda: session.is_over)
+    await asyncio.sleep(0.01)  # the cancel waits for its notice to be shown
+    cancelling.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await cancelling
+    await asyncio.wait_for(session.wait_closed(), 5)
+    await until(lambda: manager.for_channel(CHANNEL) is None)
+    shown.set()
+    await session.flush()
+    assert fake.public_text(session.game_id)[-1] == "The game was cancelled: the host ended it"
 
 
 async def test_cancel_ends_a_paused_game_and_stats_never_count_it(session_store: Storage) -> None:
