@@ -25,7 +25,7 @@ from .components import ComponentId
 from .delivery import missing_here, thread_refusal
 from .lobby import Lobby, LobbyBook, LobbyError, LobbyOptions, LobbySeat
 from .lobby_message import ADD_AI, JOIN, LEAVE, START, closed_embed, lobby_embed, lobby_view
-from .replies import acknowledge, announce, answer
+from .replies import SEND_FAULTS, acknowledge, announce, answer, fault_words
 
 log = logging.getLogger(__name__)
 
@@ -103,10 +103,8 @@ class LobbyControl:
                     embed=lobby_embed(lobby),
                     view=lobby_view(lobby),
                 )
-            except discord.HTTPException as exc:
-                log.warning(
-                    "lobby %s: cannot post its message (%s %s)", lobby.id, exc.status, exc.code
-                )
+            except SEND_FAULTS as exc:
+                log.warning("lobby %s: cannot post its message (%s)", lobby.id, fault_words(exc))
                 await self._not_posted(interaction, exc)
                 return
             lobby.message_id = message.id
@@ -230,14 +228,13 @@ class LobbyControl:
             reason = texts.LOBBY_CANCELLED.format(by=interaction.user.mention)
             try:
                 await announce(interaction, texts.LOBBY_CANCEL_DONE, content=reason)
-            except discord.HTTPException as exc:
+            except SEND_FAULTS as exc:
                 # Closed already: the lobby message says so (below), and the member hears
                 # that it is done, never that nothing changed.
                 log.warning(
-                    "lobby %s: its cancel was not announced (%s %s)",
+                    "lobby %s: its cancel was not announced (%s)",
                     lobby.id,
-                    exc.status,
-                    exc.code,
+                    fault_words(exc),
                 )
                 await answer(interaction, texts.LOBBY_CANCEL_DONE, quiet=True)
             await self._edit_lobby_message(interaction, lobby, closed_embed(lobby, reason), None)
@@ -358,27 +355,28 @@ class LobbyControl:
         try:
             await interaction.edit_original_response(embed=embed, view=view)
             return
-        except discord.HTTPException as exc:
-            # Status and code only: nothing of the lobby, and no member's name.
+        except SEND_FAULTS as exc:
+            # The fault only: nothing of the lobby, and no member's name.
             log.warning(
-                "lobby %s: could not show the lobby in the clicked message (%s %s)",
+                "lobby %s: could not show the lobby in the clicked message (%s)",
                 lobby.id,
-                exc.status,
-                exc.code,
+                fault_words(exc),
             )
         await self._edit_lobby_message(interaction, lobby, embed, view)
         await answer(interaction, note, quiet=True)
 
-    async def _not_posted(
-        self, interaction: discord.Interaction, exc: discord.HTTPException
-    ) -> None:
+    async def _not_posted(self, interaction: discord.Interaction, exc: BaseException) -> None:
         """Tell the member that /newgame opened nothing, and why (in place of the note
         that said it opened)."""
-        forbidden = isinstance(exc, discord.Forbidden)
-        why = texts.LOBBY_NOT_POSTED_FORBIDDEN if forbidden else texts.LOBBY_NOT_POSTED
+        if isinstance(exc, discord.Forbidden):
+            why = texts.LOBBY_NOT_POSTED_FORBIDDEN
+        elif isinstance(exc, discord.HTTPException):
+            why = texts.LOBBY_NOT_POSTED
+        else:  # the network failed: the message may have gone up (its buttons are dead)
+            why = texts.LOBBY_NOT_POSTED_NETWORK
         try:
             await interaction.edit_original_response(content=why)
-        except discord.HTTPException:
+        except SEND_FAULTS:
             await answer(interaction, why, quiet=True)
 
     async def _not_stored(
@@ -389,13 +387,11 @@ class LobbyControl:
         embed = closed_embed(lobby, texts.LOBBY_NOT_STORED_CLOSED)
         try:
             await message.edit(embed=embed, view=None)
-        except discord.HTTPException as exc:
-            log.warning(
-                "lobby %s: cannot close its message (%s %s)", lobby.id, exc.status, exc.code
-            )
+        except SEND_FAULTS as exc:
+            log.warning("lobby %s: cannot close its message (%s)", lobby.id, fault_words(exc))
         try:
             await interaction.edit_original_response(content=texts.LOBBY_NOT_STORED)
-        except discord.HTTPException:
+        except SEND_FAULTS:
             await answer(interaction, texts.LOBBY_NOT_STORED, quiet=True)
 
     async def _edit_lobby_message(
@@ -418,19 +414,15 @@ class LobbyControl:
                 return lobby
             except discord.NotFound:
                 pass  # deleted: an open lobby gets a fresh message below
-            except discord.HTTPException as exc:
-                log.warning(
-                    "lobby %s: cannot edit its message (%s %s)", lobby.id, exc.status, exc.code
-                )
+            except SEND_FAULTS as exc:
+                log.warning("lobby %s: cannot edit its message (%s)", lobby.id, fault_words(exc))
                 return lobby
         if view is None:
             return lobby  # a closed lobby needs no new message
         try:
             message = await channel.send(embed=embed, view=view)
-        except discord.HTTPException as exc:
-            log.warning(
-                "lobby %s: cannot post its message again (%s %s)", lobby.id, exc.status, exc.code
-            )
+        except SEND_FAULTS as exc:
+            log.warning("lobby %s: cannot post its message again (%s)", lobby.id, fault_words(exc))
             return lobby
         fresh = lobby.copy()
         fresh.message_id = message.id

@@ -19,6 +19,18 @@ import discord
 
 log = logging.getLogger(__name__)
 
+# What a request to Discord can fail with: Discord's refusal (an HTTP error), or the
+# network's fault (a dropped connection, a timeout), after which it may have been done.
+SEND_FAULTS = (discord.HTTPException, aiohttp.ClientError, TimeoutError)
+
+
+def fault_words(exc: BaseException) -> str:
+    """A failed request to Discord in words for the log: an HTTP status and code, or
+    the type of a transport fault (never its message, which may quote a request)."""
+    if isinstance(exc, discord.HTTPException):
+        return f"{exc.status} {exc.code}"
+    return type(exc).__name__
+
 
 async def acknowledge(interaction: discord.Interaction, *, update: bool = False) -> None:
     """Defer the interaction unless it was answered already: as an update of the clicked
@@ -52,7 +64,7 @@ async def answer(
             await interaction.followup.send(text, ephemeral=True, **kwargs)  # type: ignore[arg-type]
         else:
             await interaction.response.send_message(text, ephemeral=True, **kwargs)
-    except (discord.HTTPException, aiohttp.ClientError, TimeoutError) as exc:
+    except SEND_FAULTS as exc:
         if not quiet:
             raise
         log.warning(

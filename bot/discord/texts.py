@@ -61,6 +61,10 @@ LOBBY_NOT_POSTED = (
     "No lobby was opened: Discord did not accept the lobby message (a hiccup on its side). "
     "Try /newgame again in a moment."
 )
+LOBBY_NOT_POSTED_NETWORK = (
+    "No lobby was opened: the connection to Discord failed while posting it. If a lobby "
+    "message shows up anyway, its buttons do nothing. Try /newgame again in a moment."
+)
 LOBBY_NOT_STORED = (
     "No lobby was opened: the bot's database refused to store it (a problem on our side). "
     "Try /newgame again in a moment."
