@@ -138,6 +138,10 @@ PING_RETRIES = 3
 # this long, unless the cache tells first (a 403 each would spend the invalid-request
 # budget). The while bounds what a permission given meanwhile, unseen, costs.
 FILES_REFUSED_S = 600.0
+# A stranded game's closing edit (`close_stranded`) waits this long at most, retries of a
+# 5xx or a network fault included: its cancel is stored already, and the channel's
+# notice of it waits for the edits.
+CLOSE_STRANDED_S = 10.0
 BLUE = discord.ButtonStyle.primary
 BLOCKING = ("View Channel", "Send Messages", "Send Messages in Threads")
 # Why a vote's prompts close with no result to come: the game ends.
@@ -1196,11 +1200,15 @@ class DiscordFrontend:
 
     async def _delete_ping(self, table: Table, line: int) -> None:
         """Delete a ping line, best effort (a line left is harmless), and its row."""
+        await self._unpost(table, line)
+        await self._forget(table, ping_key(line))
+
+    async def _unpost(self, table: Table, line: int) -> None:
+        """Delete a ping line from the channel, best effort (a line left is harmless)."""
         try:
             await self._channel(table).get_partial_message(line).delete()
         except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             log.info("game %d: a ping line was not deleted (%s)", table.game_id, type(exc).__name__)
-        await self._forget(table, ping_key(line))
 
     async def _file_board(self, table: Table, rnd: RoundMessage) -> None:
         """Keep the live board's id and story in the book (written when they change)."""
@@ -1392,21 +1400,63 @@ class DiscordFrontend:
                 if key != BOARD_KEY:  # (the board's key now names the board it is)
                     await self._forget(table, key)
                 continue
-            if key == BOARD_KEY:
-                # The live board before the restart, with no call asked again: its story.
-                # Its key is not dropped: by now it may name the new live board.
-                if shown.message_id not in closing:
-                    await self._edit(table, shown.message_id, Look(shown.content))
-                continue
-            if key.startswith("vote:"):
-                # What it told while open stays, before the reason (as `_close_vote`).
-                preamble, told, _ = _vote_lines(shown.content)
-                story = [preamble, *told]
-                content = _vote_closed("\n".join(x for x in story if x), reason)
-            else:
-                content = texts.PROMPT_CLOSED.format(text=shown.content, reason=reason)
-            await self._edit(table, shown.message_id, Look(content))
-            await self._forget(table, key)
+            look = _closed_look(key, shown, reason, closing)
+            if look is not None:
+                await self._edit(table, shown.message_id, look)
+            if key != BOARD_KEY:  # (by now the board's key may name the new live board)
+                await self._forget(table, key)
+
+    async def shown_before(self, game_id: int) -> dict[str, ShownMessage]:
+        """The messages the book holds for a game, by key; none if it does not read
+        (logged: best effort, as a restart's `resume`)."""
+        if self.book is None:
+            return {}
+        try:
+            return await self.book.shown_messages(game_id)
+        except Exception as exc:
+            log.warning("game %d: message ids not read (%s)", game_id, type(exc).__name__)
+            return {}
+
+    async def close_stranded(self, table: Table, shown: dict[str, ShownMessage]) -> None:
+        """A stranded game (no session took it up after a restart) was cancelled: close
+        what it showed before the restart (`shown`: its rows of the book, read before the
+        end dropped them) as a restored game's final post does, and delete its ping lines.
+        Best effort: a message that cannot be closed is logged and left."""
+        lines = sorted(s.message_id for k, s in shown.items() if k.startswith(PING_KEY))
+        for line in lines:
+            await self._unpost(table, line)
+        rows = {k: s for k, s in shown.items() if not k.startswith(PING_KEY)}
+        closing = {s.message_id for k, s in rows.items() if k != BOARD_KEY}
+        for key, message in rows.items():
+            look = _closed_look(key, message, notices.CANCELLED, closing)
+            if look is not None:
+                await self._close_shown(table, message.message_id, look)
+
+    async def _close_shown(self, table: Table, message_id: int, look: Look) -> None:
+        """Edit a message of a game no session holds to `look` (no controls, no image),
+        giving up after `CLOSE_STRANDED_S`. Not through `_edit`: the game is over, so a
+        refusal pauses nothing and tells no member; it is only logged, with its fault
+        alone (the text may hold what a log must not)."""
+
+        async def edit() -> None:
+            message = self._channel(table).get_partial_message(message_id)
+            mentions = discord.AllowedMentions.none()
+            await message.edit(
+                content=None, view=layout(look), attachments=[], allowed_mentions=mentions
+            )
+
+        try:
+            async with asyncio.timeout(CLOSE_STRANDED_S):
+                await self._request(table, "a closing edit", edit)
+        except MessageGone:  # deleted: nothing is left to close
+            log.info("game %d: message %d was gone", table.game_id, message_id)
+        except Exception as exc:  # a lost permission, retries that outlast the wait...
+            log.warning(
+                "game %d: message %d was not closed (%s)",
+                table.game_id,
+                message_id,
+                type(exc).__name__,
+            )
 
     async def reveal(self, table: Table, reveal: Reveal) -> None:
         """Everything, now that the game is over: text, final board, suspicion chart."""
@@ -1450,12 +1500,8 @@ class DiscordFrontend:
         # What this process remembers of the game's messages is superseded by the book
         # (a host's /resume rebuilt the session in this process): start afresh from it.
         state = self._games[table.game_id] = _GameState(pace=old.pace, closed_dms=old.closed_dms)
-        if self.book is None:
-            return
-        try:
-            state.restored = await self.book.shown_messages(table.game_id)
-        except Exception as exc:  # best effort: the old buttons answer that they are stale
-            log.warning("game %d: message ids not read (%s)", table.game_id, type(exc).__name__)
+        # Best effort: unread, the old buttons answer that they are stale.
+        state.restored = await self.shown_before(table.game_id)
         # The ping lines up before the restart, oldest first (their ids grow with time):
         # they go as before, once their calls are closed or at the game's end.
         lines = [key for key in state.restored if key.startswith(PING_KEY)]
@@ -1677,6 +1723,22 @@ def _clock_reset(shown: float | None, now: float | None) -> bool:
     if shown is None or now is None:
         return shown is not now
     return abs(now - shown) > DEADLINE_RESET_S
+
+
+def _closed_look(
+    key: str, shown: ShownMessage, reason: str, closing: Collection[int]
+) -> Look | None:
+    """How a message filed under `key` before a restart reads once closed, saying
+    `reason`: a vote keeps the lines it told (as `_close_vote`), a call its text, the live
+    board its story; None for a board that a call or vote on it (`closing`: their
+    messages) closes itself, with its reason."""
+    if key == BOARD_KEY:
+        return None if shown.message_id in closing else Look(shown.content)
+    if key.startswith("vote:"):
+        preamble, told, _ = _vote_lines(shown.content)
+        story = [preamble, *told]
+        return Look(_vote_closed("\n".join(x for x in story if x), reason))
+    return Look(texts.PROMPT_CLOSED.format(text=shown.content, reason=reason))
 
 
 def _vote_closed(preamble: str, result: str) -> str:

@@ -792,11 +792,14 @@ class DiscordGames:
         self, interaction: discord.Interaction, stranded: StoredGame
     ) -> None:
         """/cancel of a game no session holds: no vote of the players can run, so its
-        host's (or a Manage Server member's) word ends it."""
+        host's (or a Manage Server member's) word ends it; what it showed before the
+        restart is closed, as a live game's cancel closes it."""
         if not self._may_steer(interaction, _host_of(stranded)):
             await answer(interaction, texts.CANCEL_RIGHTS)
             return
         await acknowledge(interaction)  # it writes to the database
+        # What it showed before the restart, read first: the end drops the game's rows.
+        shown = await self.frontend.shown_before(stranded.id)
         try:
             await self.manager.cancel_stranded(stranded.id)
         except (StorageError, ValueError) as exc:
@@ -804,6 +807,13 @@ class DiscordGames:
             await interaction.edit_original_response(content=texts.CANCEL_FAILED)
             return
         await _complete(interaction, texts.GAME_CANCELLED)
+        # Stored cancelled first, its buttons closed after. Closed first, a store that
+        # then failed (the host told CANCEL_FAILED) or a crash would show the table a
+        # game as cancelled, its decisions closed, that is still paused and resumable.
+        # This way round, a crash in between leaves buttons that only look live: a click
+        # reads the stored status and answers that the game was cancelled.
+        table = Table(stranded.id, (), stranded.guild_id, stranded.channel_id)
+        await self.frontend.close_stranded(table, shown)
         await _tell_cancelled(interaction, stranded.id, notices.cancelled(texts.CANCEL_HOST_ALONE))
 
     async def _agree_to_cancel(

@@ -566,9 +566,11 @@ async def test_a_game_that_cannot_be_resumed_at_a_restart_can_be_cancelled(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No session holds it, so no vote of the players can be run: the host's (or a
-    Manage Server member's) /cancel ends it at once; anyone else's is refused."""
+    Manage Server member's) /cancel ends it at once; anyone else's is refused. Its vote
+    is closed; a client still showing its buttons is told the game was cancelled."""
     alice, bob = table.members[:2]
     game_id, _, vote, _ = await _stranded_by_a_restart(table, monkeypatch)
+    [nein] = [c["custom_id"] for c in components(vote) if c.get("label") == "Nein"]
     refused = await bob.slash(table.channel, "cancel")
     assert told(refused) == texts.CANCEL_RIGHTS
     cancelled = await alice.slash(table.channel, "cancel")
@@ -577,6 +579,7 @@ async def test_a_game_that_cannot_be_resumed_at_a_restart_can_be_cancelled(
     # The table is told in the channel, not only the host in private.
     said = notices.cancelled(texts.CANCEL_HOST_ALONE)
     assert any(text(m) == said for m in table.channel_messages())
-    click = await bob.click(vote, label="Nein")
+    assert components(table.message(vote.id)) == []
+    click = await forge_click(table, bob, vote, nein)
     assert told(click) == texts.GAME_CANCELLED
     assert table.bot.games.game_in(table.channel.id) is None  # the channel is free again
