@@ -21,7 +21,6 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import aiohttp
 import discord
 
 from engine import Phase, Variant
@@ -49,7 +48,7 @@ from .frontend import (
     secrets_text,
 )
 from .lobby import Lobby, LobbySeat
-from .replies import acknowledge, announce, answer
+from .replies import SEND_FAULTS, acknowledge, announce, answer, fault_words
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +76,6 @@ CANCEL_NOTE = "cancel"  # the session note that holds the open /cancel request
 _REQUEST_ID = re.compile(r"[0-9a-f]{1,16}")  # an interaction id in hex (a 64-bit snowflake)
 # What a request to Discord through discord.py's webhooks (edits, followups) may raise:
 # an HTTP error, or a transport fault that is not one (a dropped connection, a timeout).
-_SEND_FAULTS = (discord.HTTPException, aiohttp.ClientError, TimeoutError)
 
 
 @dataclass(slots=True)
@@ -343,12 +341,10 @@ class DiscordGames:
                 texts.DEMO_STARTING,
                 content=texts.DEMO_STARTED.format(players=players),
             )
-        except discord.HTTPException as exc:
+        except SEND_FAULTS as exc:
             # The game is stored: it must run whatever its greeting did (its own messages
             # tell the channel), or it would hold the channel with nobody to move.
-            log.warning(
-                "demo game %d was not announced (%s %s)", session.game_id, exc.status, exc.code
-            )
+            log.warning("demo game %d was not announced (%s)", session.game_id, fault_words(exc))
             await answer(interaction, texts.DEMO_STARTING, quiet=True)
         session.start()
         log.info("demo game %d started in channel %s", session.game_id, interaction.channel_id)
@@ -750,10 +746,10 @@ class DiscordGames:
                 view=view,
                 allowed_mentions=discord.AllowedMentions.none(),
             )
-        except _SEND_FAULTS as exc:
+        except SEND_FAULTS as exc:
             # Stored, but nobody can press its button: the asker hears so, not that
             # something went wrong and the game is unchanged (the generic handler).
-            log.warning("the /cancel request was not posted (%s)", _fault(exc))
+            log.warning("the /cancel request was not posted (%s)", fault_words(exc))
             # Refused by Discord, it is not there; after a transport fault it may be.
             refused = isinstance(exc, discord.HTTPException)
             told = texts.CANCEL_NOT_SHOWN if refused else texts.CANCEL_MAYBE_NOT_SHOWN
@@ -934,10 +930,10 @@ class DiscordGames:
                 view=None,
                 allowed_mentions=discord.AllowedMentions.none(),
             )
-        except _SEND_FAULTS as exc:
+        except SEND_FAULTS as exc:
             # The request was deleted, or the network failed: the game ended anyway, and
             # the generic handler would tell the member it is unchanged.
-            log.warning("could not mark the cancel request ended (%s)", _fault(exc))
+            log.warning("could not mark the cancel request ended (%s)", fault_words(exc))
             await answer(interaction, texts.GAME_CANCELLED, quiet=True)
 
 
@@ -957,14 +953,6 @@ async def _acknowledge_agreement(
         raise
 
 
-def _fault(exc: BaseException) -> str:
-    """A failed request to Discord in words for the log: an HTTP status and code, or
-    the type of a transport fault."""
-    if isinstance(exc, discord.HTTPException):
-        return f"{exc.status} {exc.code}"
-    return type(exc).__name__
-
-
 async def _complete(interaction: discord.Interaction, reply: str) -> None:
     """Complete a deferred reply with `reply` (and no buttons) once the member's action
     is stored. The edit is cosmetic: if it fails (the message was deleted, Discord
@@ -973,9 +961,9 @@ async def _complete(interaction: discord.Interaction, reply: str) -> None:
     unchanged."""
     try:
         await interaction.edit_original_response(content=reply, view=None)
-    except _SEND_FAULTS as exc:
+    except SEND_FAULTS as exc:
         # The fault only: the reply may name a private choice.
-        log.warning("could not complete an interaction's reply (%s)", _fault(exc))
+        log.warning("could not complete an interaction's reply (%s)", fault_words(exc))
         await answer(interaction, reply, quiet=True)
 
 
@@ -987,11 +975,11 @@ async def _tell_cancelled(interaction: discord.Interaction, game_id: int, notice
     try:
         await interaction.followup.send(notice)
         return
-    except _SEND_FAULTS as exc:
+    except SEND_FAULTS as exc:
         log.warning(
             "game %d: the channel was not told it was cancelled by a followup (%s)",
             game_id,
-            _fault(exc),
+            fault_words(exc),
         )
     if interaction.channel_id is None:
         return
@@ -1000,8 +988,10 @@ async def _tell_cancelled(interaction: discord.Interaction, game_id: int, notice
     )
     try:
         await channel.send(notice)
-    except _SEND_FAULTS as exc:
-        log.warning("game %d: the channel was not told it was cancelled (%s)", game_id, _fault(exc))
+    except SEND_FAULTS as exc:
+        log.warning(
+            "game %d: the channel was not told it was cancelled (%s)", game_id, fault_words(exc)
+        )
 
 
 def _when(at: float) -> str:

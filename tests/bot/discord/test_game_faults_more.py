@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
+import aiohttp
 import pytest
 import simcord
 
@@ -17,6 +18,7 @@ from bot.storage import StorageError
 
 from .driver import Driver, components
 from .harness import Harness, labels, public_followup, text
+from .network_faults import NetworkFaults
 from .test_game_flow import FAST, open_table, reveal_posted, start_game
 
 # The reply to an interaction (PATCH .../messages/@original): deleted, or refused.
@@ -137,15 +139,20 @@ async def test_afk_is_told_though_its_reply_cannot_be_edited(table: Harness) -> 
     assert session.table.seats[1].is_ai  # the seat was handed over, as told
 
 
+@pytest.mark.parametrize("fault", ["refused", "network"])
 async def test_a_demo_starts_though_its_announcement_fails(
-    table: Harness, monkeypatch: pytest.MonkeyPatch
+    table: Harness, monkeypatch: pytest.MonkeyPatch, fault: str
 ) -> None:
     from bot.discord import games as games_module
 
     monkeypatch.setitem(games_module.DEMO_PACE, "fast", 0.0)  # no pauses in a test
     table.expect_warning("was not announced")
     alice = table.members[0]
-    table.env.inject_error("PATCH", EDIT_ORIGINAL, status=404, code=10008, message="Unknown")
+    if fault == "refused":
+        table.env.inject_error("PATCH", EDIT_ORIGINAL, status=404, code=10008, message="Unknown")
+    else:  # a dropped connection, not Discord's answer: it skipped the start before
+        network = NetworkFaults(monkeypatch)
+        network.fail("POST", "/webhooks/*", aiohttp.ClientConnectionError("reset"))
     result = await alice.slash(table.channel, "demo", players=5, speed="fast")
     assert texts.SOMETHING_WRONG not in private_texts(result)
     # The game that was stored is played, not left with nobody to move.
