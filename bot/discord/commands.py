@@ -356,7 +356,10 @@ class GameCommands(commands.Cog):
         except LobbyError as exc:
             await answer(interaction, str(exc))
             return
-        await answer(interaction, texts.SETTINGS_SAVED, embed=info.settings_embed(options))
+        # Saved: an answer lost to a fault must not say that nothing changed.
+        await answer(
+            interaction, texts.SETTINGS_SAVED, embed=info.settings_embed(options), quiet=True
+        )
 
 
 def _override(options: LobbyOptions, **changes: object) -> None:

@@ -308,11 +308,11 @@ class LobbyControl:
                 await self._show_click(
                     interaction, draft, note, lobby_embed(draft), lobby_view(draft)
                 )
-            else:
-                await answer(interaction, note)
+            else:  # stored: the lobby message shows it first, then the member hears it
                 await self._edit_lobby_message(
                     interaction, draft, lobby_embed(draft), lobby_view(draft)
                 )
+                await answer(interaction, note, quiet=True)
 
     async def _close_started(self, lobby: Lobby) -> None:
         """Close a lobby whose game is stored (and runs). A storage fault here changes
@@ -336,8 +336,10 @@ class LobbyControl:
         if from_button is not None:  # acknowledged as a deferred update of the lobby message
             await self._show_click(interaction, lobby, reason, embed, None)
         else:
-            await answer(interaction, reason)  # the member's ephemeral answer
+            # Closed already (and a game maybe started): the message says so first, and
+            # a failed answer never reaches the generic "unchanged".
             await self._edit_lobby_message(interaction, lobby, embed, None)
+            await answer(interaction, reason, quiet=True)  # the member's ephemeral answer
 
     async def _show_click(
         self,
