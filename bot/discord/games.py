@@ -615,22 +615,35 @@ class DiscordGames:
         # Let in now, before any await: two /ask at once cannot both pass.
         now = self.clock()
         self._asked_in[channel_id] = self._asked_by[(channel_id, user_id)] = now
+
+        def give_back() -> None:
+            # "Try again": the member's own turn is given back; the channel's is kept,
+            # so that a busy thread is not asked again at once.
+            if self._asked_by.get((channel_id, user_id)) == now:
+                del self._asked_by[(channel_id, user_id)]
+
         # The belief is read in its own thread: acknowledge first (3-second rule), and
         # privately, so a failure is told to the asker alone; the answer is table talk,
         # posted for everyone.
-        await acknowledge(interaction)
+        try:
+            await acknowledge(interaction)
+        except BaseException:  # expired, or the network failed: nothing was asked
+            give_back()
+            raise
         name = seats[seat].name
         try:
             words = await session.ask_ai(seat)
         except TalkUnavailable:  # logged where it happened
-            # "Try again in a moment": the member's own turn is given back; the channel's
-            # is kept, so that a busy thread is not asked again at once.
-            if self._asked_by.get((channel_id, user_id)) == now:
-                del self._asked_by[(channel_id, user_id)]
+            give_back()
             await _complete(interaction, texts.ASK_FAILED)
             return
         said = texts.ASK_SAID.format(name=name, words=words or texts.ASK_NOTHING)
-        await announce(interaction, texts.ASK_SENT.format(name=name), content=said)
+        try:
+            await announce(interaction, texts.ASK_SENT.format(name=name), content=said)
+        except SEND_FAULTS as exc:
+            log.warning("an /ask answer was not posted (%s)", fault_words(exc))
+            give_back()
+            await answer(interaction, texts.ASK_NOT_POSTED, quiet=True)
 
     async def role(self, interaction: discord.Interaction) -> None:
         """/role: the member's role and private knowledge, for them alone."""
@@ -920,8 +933,9 @@ class DiscordGames:
                     "game %d could not be cancelled (%s)", session.game_id, type(exc).__name__
                 )
                 _withdraw(session, request, user_id)  # so that pressing again retries
-                await answer(interaction, texts.CANCEL_VOTE_FAILED)
+                # Stored first: a game write meanwhile may have stored the agreement.
                 await session.store_notes()
+                await answer(interaction, texts.CANCEL_VOTE_FAILED, quiet=True)
                 return
             log.warning("game %d: cancelled with a fault (%s)", session.game_id, type(exc).__name__)
         try:

@@ -20,8 +20,9 @@ import discord
 log = logging.getLogger(__name__)
 
 # What a request to Discord can fail with: Discord's refusal (an HTTP error), or the
-# network's fault (a dropped connection, a timeout), after which it may have been done.
-SEND_FAULTS = (discord.HTTPException, aiohttp.ClientError, TimeoutError)
+# network's fault (a dropped connection, a timeout: OSError covers TimeoutError), after
+# which it may have been done. As `delivery.attempt` retries them.
+SEND_FAULTS = (discord.HTTPException, aiohttp.ClientError, OSError)
 
 
 def fault_words(exc: BaseException) -> str:

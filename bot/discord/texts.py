@@ -260,6 +260,10 @@ ASK_CHANNEL_COOLDOWN = "An AI player here was asked a moment ago; the next /ask 
 ASK_FAILED = (
     "That AI player could not answer just now; the game is unchanged. Try /ask again in a moment."
 )
+ASK_NOT_POSTED = (
+    "The answer could not be posted here (Discord or the connection to it failed), so it "
+    "may be missing. You can /ask again once the channel's turn comes round."
+)
 HAND_EMPTY = "You hold no policies now: the game has moved on."
 HAND_NOT_YET = "Not yet: the President still holds the policies. Your hand comes next."
 HAND_NOT_IN_GOVERNMENT = "Only the President and the Chancellor hold policies."

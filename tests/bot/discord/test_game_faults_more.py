@@ -171,6 +171,28 @@ async def test_ask_answers_in_public_after_a_private_defer(table: Harness) -> No
     assert len(said) == 1 and said[0].startswith("💬 "), said
 
 
+@pytest.mark.parametrize("fault", ["refused", "network"])
+async def test_an_ask_whose_answer_cannot_be_posted_gives_the_member_their_turn_back(
+    table: Harness, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """The answer is posted as a public followup; if that fails, the member is told so
+    (not "something went wrong"), and only the channel's cooldown stands in the way of
+    asking again, not the member's own (they never got an answer)."""
+    alice, bob = table.members[:2]
+    table.expect_warning("an /ask answer was not posted")
+    await start_game(table, [alice, bob], players=5)
+    if fault == "refused":
+        table.env.inject_error("POST", "/webhooks/*", status=500, code=0, times=1)
+    else:
+        network = NetworkFaults(monkeypatch)
+        network.fail("POST", "/webhooks/*", aiohttp.ClientConnectionError("reset"))
+    asked = await alice.slash(table.channel, "ask", seat=2)
+    said = private_texts(asked)
+    assert said[-1] == texts.ASK_NOT_POSTED and texts.SOMETHING_WRONG not in said
+    again = await alice.slash(table.channel, "ask", seat=2)
+    assert private_texts(again)[-1].startswith(texts.ASK_CHANNEL_COOLDOWN.split("{")[0])
+
+
 async def test_an_ask_that_fails_is_told_to_the_member_alone(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
