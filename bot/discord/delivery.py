@@ -11,10 +11,13 @@ dropped). A failure that retrying cannot fix becomes what it means for the game:
   `PermissionLost` naming the permissions, and the game pauses until they are back
   (Missing Access in a private thread the bot can see the parent of: it is not in the
   thread, and the pause says to add it);
-- the game's thread is locked or archived (403 / 160005, 400 / 50083), or Discord
-  refuses the bot there for a reason of its own (any other 403): `PermissionLost` with
-  that cause, and the game pauses until a probe or a channel or thread update finds
-  the place open again: the message is kept, never dropped;
+- the game's thread is archived (400 / 50083: Discord archives a thread idle for a
+  while, and then refuses edits in it): `ThreadArchived`, upon which the front-end
+  reopens the thread and tries again, as any post in it would have reopened it;
+- the game's thread is locked (403 / 160005), or archived and the bot may not reopen
+  it, or Discord refuses the bot there for a reason of its own (any other 403):
+  `PermissionLost` with that cause, and the game pauses until a probe or a channel or
+  thread update finds the place open again: the message is kept, never dropped;
 - the message to edit was deleted (404 Unknown Message): `MessageGone`, which the
   front-end handles (it posts the message again when it is still needed).
 
@@ -58,6 +61,11 @@ IN_THREADS = {"send_messages": "send_messages_in_threads"}
 
 class MessageGone(Exception):
     """The message to edit no longer exists (someone deleted it)."""
+
+
+class ThreadArchived(PermissionLost):
+    """The game's thread is archived: the front-end may reopen it (a locked one only a
+    moderator may), and the game pauses with this cause only if it cannot."""
 
 
 def missing_permissions(permissions: discord.Permissions, *, thread: bool = False) -> list[str]:
@@ -192,9 +200,9 @@ def translate_for(
         if exc.code == MISSING_PERMISSIONS:
             return permission_lost(missing_in(client, channel_id), where)
         if exc.code == THREAD_LOCKED:
-            return PermissionLost(f"The thread {where} is locked: unlock it to carry on.")
+            return PermissionLost(texts.THREAD_LOCKED_MIDGAME.format(where=where))
         if exc.code == ARCHIVED_THREAD:
-            return PermissionLost(f"The thread {where} is archived: reopen it to carry on.")
+            return ThreadArchived(texts.THREAD_ARCHIVED.format(where=where))
         if exc.status == 403:  # forbidden for a reason of Discord's: wait, never drop
             return PermissionLost(f"Discord refused the bot in {where} ({exc.code}).")
         return exc

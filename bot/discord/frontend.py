@@ -49,16 +49,18 @@ What goes where:
 
 Every request goes through `delivery.attempt`: transient failures are retried with
 backoff, honouring Retry-After; a deleted channel or a lost server raises `PlaceLost`, a
-missing permission `PermissionLost` (both for the game's outbox to act on). The bot's
-permissions in the channel are read from the cache first: without Send Messages nothing
-is tried (a 403 spends the invalid-request budget); without Attach Files or Embed Links
-the text goes alone (it never depends on an attachment), and a message or an edit
-refused its image goes again without it. Where the cache cannot tell yet (after a
-restart), such a refusal is remembered for the channel: its later messages leave the
-image out until the cache tells (or `FILES_REFUSED_S` has passed), one 403 paid, not one
-a message. Edits of the vote message are coalesced: at most one per
-`vote_edit_every_s`, the latest state always shown; they run beside the outbox, so they
-only edit (a message they find gone is posted again through the outbox).
+missing permission `PermissionLost` (both for the game's outbox to act on; the members
+are told of the latter by DM), and so does a locked thread; an archived one the bot
+reopens, and tries again (`_reopen`). The bot's permissions in the channel are read from
+the cache first: without Send Messages nothing is tried (a 403 spends the
+invalid-request budget); without Attach Files or Embed Links the text goes alone (it
+never depends on an attachment), and a message or an edit refused its image goes again
+without it. Where the cache cannot tell yet (after a restart), such a refusal is
+remembered for the channel: its later messages leave the image out until the cache tells
+(or `FILES_REFUSED_S` has passed), one 403 paid, not one a message. Edits of the vote
+message are coalesced: at most one per `vote_edit_every_s`, the latest state always
+shown; they run beside the outbox, so they only edit (a message they find gone is posted
+again through the outbox).
 
 The channel sees only what `Post`, `Waiting` and the options of public prompts contain,
 all public by the port's contract; prompt questions (which may name a hand) are only
@@ -111,6 +113,7 @@ from .board import Look, layout, status_text
 from .components import ComponentId, Route, button, select, view_of
 from .delivery import (
     MessageGone,
+    ThreadArchived,
     attempt,
     missing_cached,
     missing_in,
@@ -584,11 +587,38 @@ class DiscordFrontend:
         return self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
 
     async def _request(self, table: Table, what: str, call: Callable[[], Awaitable[T]]) -> T:
-        """One request of a game, retried until it goes through or fails for good."""
+        """One request of a game, retried until it goes through or fails for good; in an
+        archived thread, tried once more after the bot has reopened it (`_reopen`)."""
         translate = translate_for(self.client, table.game_id, table.guild_id, table.channel_id)
-        return await attempt(
-            call, what=f"game {table.game_id}: {what}", translate=translate, sleep=self._sleep
-        )
+        what = f"game {table.game_id}: {what}"
+        try:
+            return await attempt(call, what=what, translate=translate, sleep=self._sleep)
+        except ThreadArchived:
+            await self._reopen(table, translate)
+        # Archived again at once: the game pauses, and its outbox's probe reopens it.
+        return await attempt(call, what=what, translate=translate, sleep=self._sleep)
+
+    async def _reopen(
+        self, table: Table, translate: Callable[[discord.HTTPException], Exception]
+    ) -> None:
+        """Unarchive the game's thread. Discord archives a thread idle for a while (a
+        long turn, a pause) and then refuses edits in it; any post in it reopens it,
+        and Send Messages in Threads is all unarchiving takes, so the bot does it rather
+        than pause the game. A locked thread only a moderator may reopen, and the bot
+        does not override a moderator: `PermissionLost`, and the game waits."""
+        channel = self._channel(table)
+        reason = f"Secret Hitler game #{table.game_id} goes on in this thread"
+        log.info("game %d: its thread was archived: the bot reopens it", table.game_id)
+        try:
+            await attempt(
+                lambda: self.client.http.edit_channel(channel.id, archived=False, reason=reason),
+                what=f"game {table.game_id}: reopening its thread",
+                translate=translate,
+                sleep=self._sleep,
+            )
+        except (PermissionLost, discord.HTTPException) as exc:
+            where = f"<#{channel.id}>"
+            raise PermissionLost(texts.THREAD_CLOSED.format(where=where)) from exc
 
     async def _send(
         self,
@@ -619,16 +649,19 @@ class DiscordFrontend:
         if look is not None and not files:
             look = replace(look, image=False)  # nothing to show
         try:
-            message = await self._post(table, content, view, files, pings, embed, look)
-        except PermissionLost as exc:
-            if not files and embed is None:
-                raise await self._blocked(table, exc.missing, exc) from exc
-            # The text never depends on an attachment or an embed going through.
-            text = await self._unembed(table, content, embed)
-            plain = None if look is None else replace(look, image=False)
-            message = await self._post(table, text, view, (), pings, None, plain)
-            if embed is None:  # only the files were left out: they were refused
-                self._refuse_files(table)
+            try:
+                message = await self._post(table, content, view, files, pings, embed, look)
+            except PermissionLost:
+                if not files and embed is None:
+                    raise
+                # The text never depends on an attachment or an embed going through.
+                text = await self._unembed(table, content, embed)
+                plain = None if look is None else replace(look, image=False)
+                message = await self._post(table, text, view, (), pings, None, plain)
+                if embed is None:  # only the files were left out: they were refused
+                    self._refuse_files(table)
+        except PermissionLost as exc:  # not even the text: the members are told
+            raise await self._blocked(table, exc.missing, exc) from exc
         self.state(table.game_id).blocked = False
         return message
 
@@ -691,10 +724,12 @@ class DiscordFrontend:
         look: Look,
         *,
         files: Sequence[tuple[str, bytes]] = (),
+        tell: bool = True,
     ) -> Edited:
         """Show `look` on a message of the game (`files` replace its attachments; a look
         without its image drops them): `Edited.TEXT` if the files could not go (the text
-        went alone), `Edited.GONE` (false) if it is gone or Discord refused (logged)."""
+        went alone), `Edited.GONE` (false) if it is gone or Discord refused (logged).
+        `PermissionLost` if it may not be edited, told to the members if `tell`."""
         message = self._channel(table).get_partial_message(message_id)
         result = Edited.DONE
         if files and "Attach Files" in missing_in(self.client, table.channel_id):
@@ -735,9 +770,16 @@ class DiscordFrontend:
                 self._refuse_files(table)
         except MessageGone:
             return Edited.GONE
+        except PermissionLost as exc:
+            if not tell:
+                raise
+            # As for a message: the game pauses on it, and its members hear why (most
+            # of a game is edits: a thread locked mid-game is usually met by one).
+            raise await self._blocked(table, exc.missing, exc) from exc
         except discord.HTTPException as exc:
             log.warning("game %d: cannot edit message %d: %s", table.game_id, message_id, exc)
             return Edited.GONE
+        self.state(table.game_id).blocked = False
         return result
 
     def _look(
@@ -1570,8 +1612,9 @@ class DiscordFrontend:
                 who = " ".join(mention(table, s) for s in seats)
                 await self._send(table, texts.CLOCK_RESET.format(who=who), pings=pings)
 
-    async def _edit_vote(self, table: Table, vote: _Vote) -> bool:
-        """Edit the vote message to show the latest state; False if it is gone."""
+    async def _edit_vote(self, table: Table, vote: _Vote, *, tell: bool = True) -> bool:
+        """Edit the vote message to show the latest state; False if it is gone (`tell`:
+        as for `_edit`)."""
         assert vote.message_id is not None
         text = self._vote_text(table, vote)
         if text == vote.shown:
@@ -1585,7 +1628,7 @@ class DiscordFrontend:
         ):
             files, vote.image = [board], True  # a vote restored after a restart
         look = self._vote_look(table, vote, text)
-        edited = await self._edit(table, vote.message_id, look, files=files)
+        edited = await self._edit(table, vote.message_id, look, files=files, tell=tell)
         if edited:
             vote.shown = text
         if edited is Edited.TEXT:
@@ -1660,7 +1703,9 @@ class DiscordFrontend:
             if state.vote is not vote or vote.message_id is None or vote.message_id in state.gone:
                 return
             gone = vote.message_id
-            if not await self._edit_vote(table, vote) and vote.message_id == gone:
+            # Not told if refused: the game has not paused (the outbox's next message
+            # meets the refusal, pauses the game and tells its members).
+            if not await self._edit_vote(table, vote, tell=False) and vote.message_id == gone:
                 self.deleted(table.game_id, {gone})
         except asyncio.CancelledError:
             raise

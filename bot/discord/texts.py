@@ -92,6 +92,15 @@ THREAD_BOT_REMOVED = (
     "The bot is not in the private thread {where}: add it to the thread (mention it"
     " there) to carry on."
 )
+# A game's thread closed mid-game (the reasons it pauses for: `delivery.translate_for`).
+THREAD_LOCKED_MIDGAME = (
+    "The thread {where} is locked: a moderator (Manage Threads) can unlock it to carry on."
+)
+THREAD_ARCHIVED = "The thread {where} is archived: reopen it to carry on."
+THREAD_CLOSED = (
+    "The thread {where} is archived and the bot may not reopen it (a moderator locked"
+    " it, or the bot lacks Send Messages in Threads there): reopen it to carry on."
+)
 STALE_LOBBY = "This lobby is closed (the game started or the lobby was cancelled)."
 UNKNOWN_COMPONENT = (
     "This button comes from an older version of the bot and no longer works. "

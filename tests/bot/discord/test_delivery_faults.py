@@ -124,14 +124,15 @@ async def test_a_lost_send_permission_pauses_the_game_until_it_is_back(table: Ha
 
 @pytest.mark.parametrize(
     ("status", "code", "cause"),
-    [(403, 160005, "is locked"), (400, 50083, "is archived"), (403, 0, "refused the bot")],
+    [(403, 160005, "is locked"), (403, 0, "refused the bot")],
 )
 async def test_a_refusal_of_the_game_s_place_pauses_it_and_loses_nothing(
     table: Harness, status: int, code: int, cause: str
 ) -> None:
-    """A 403 that is not a missing permission (a locked or archived thread, or a refusal
-    Discord names otherwise) pauses the game like a missing permission: the message is
-    kept and tried again, never dropped."""
+    """A 403 that is not a missing permission (a locked thread, or a refusal Discord
+    names otherwise) pauses the game like a missing permission: the message is kept and
+    tried again, never dropped. (An archived thread the bot reopens itself; that, and
+    threads locked mid-game, is `test_thread_locked`.)"""
     alice, bob = table.members[:2]
     table.expect_warning(cause)
     game_id = await start_game(table, [alice, bob], players=5)
