@@ -37,6 +37,7 @@ import discord
 
 from ..ports import PermissionLost, PlaceLost
 from . import texts
+from .replies import SEND_FAULTS, fault_words
 
 log = logging.getLogger(__name__)
 
@@ -116,9 +117,9 @@ async def thread_refusal(interaction: discord.Interaction) -> str | None:
         await channel.fetch_member(me.id)
     except (discord.NotFound, discord.Forbidden):  # not a member; or not even shown it
         return texts.THREAD_ADD_BOT
-    except discord.HTTPException as exc:
+    except SEND_FAULTS as exc:  # Discord's error, or the network's
         # Cannot tell: let the game try (if it cannot post, it pauses and says why).
-        log.info("thread %s: the bot's membership was not read (%s)", channel.id, exc.status)
+        log.info("thread %s: the bot's membership was not read (%s)", channel.id, fault_words(exc))
     return None
 
 

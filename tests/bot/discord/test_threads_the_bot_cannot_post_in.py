@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import aiohttp
 import discord
 import pytest
 import simcord
@@ -31,6 +32,7 @@ from bot.discord import texts
 from .driver import Driver
 from .harness import Harness, labels, opened_lobby, told
 from .lobby_desk import desk, lobby_table
+from .network_faults import NetworkFaults
 from .test_game_flow import FAST, open_table
 
 
@@ -83,6 +85,24 @@ async def test_a_locked_thread_is_refused_unless_the_bot_moderates_it(table: Har
     lock(table, room, locked=False)
     started = await alice.click(lobby, label="Start")
     assert started.acknowledged and len(desk(table).launched) == 1
+
+
+async def test_a_membership_read_lost_to_the_network_lets_the_lobby_try_to_post(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether the bot is in a private thread is read from Discord when the cache cannot
+    tell; if that read meets a network fault, the lobby is let in as after Discord's own
+    error (its followup is the interaction's; a game that cannot post pauses and says
+    why), never refused with the generic "something went wrong"."""
+    alice = table.members[0]
+    no_manage_threads(table)
+    room = thread(table, alice, private=True)
+    network = NetworkFaults(monkeypatch)
+    network.fail("GET", "/channels/*/thread-members/*", aiohttp.ClientConnectionError("reset"))
+    opened = await alice.slash(room, "newgame")
+    assert network.raised
+    assert told(opened) == texts.LOBBY_OPENED
+    assert await table.bot.lobbies.book.get(room.id) is not None
 
 
 async def test_a_locked_thread_is_fine_for_a_bot_with_manage_threads(table: Harness) -> None:
