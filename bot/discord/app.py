@@ -31,9 +31,14 @@ from .desk import GameBot, GameDesk
 from .lobby import ChannelSettingsLobbyStore, LobbyBook
 from .lobby_control import LobbyControl
 from .replay import Replays
-from .replies import answer
+from .replies import SEND_FAULTS, answer, fault_words
 
 log = logging.getLogger(__name__)
+
+# A command sync that failed for a reason that passes (the network, Discord's 5xx, its
+# rate limit) is tried again after this long, then twice as long each time, up to an hour.
+SYNC_RETRY_S = 60.0
+SYNC_RETRY_MAX_S = 3600.0
 
 # What the bot needs in a channel; see docs/discord.md.
 PERMISSIONS = discord.Permissions(
@@ -117,6 +122,7 @@ class SecretHitlerBot(commands.AutoShardedBot, GameBot):
         self._lobbies: LobbyControl | None = None
         self.replays = Replays(self)  # /replay and its Previous / Next buttons
         self._closing = False
+        self._sync_retry: asyncio.Task[None] | None = None  # a failed command sync's retry
 
     # --- wiring -----------------------------------------------------------------------
 
@@ -154,7 +160,43 @@ class SecretHitlerBot(commands.AutoShardedBot, GameBot):
         await self.add_cog(GameCommands(self))
         await self.games.start(self)
         if self.config.sync_commands and (self.shard_ids is None or 0 in self.shard_ids):
+            await self._sync_or_retry()
+
+    async def _sync_or_retry(self) -> None:
+        """Sync the app commands; if Discord or the network fails, run all the same (it
+        keeps the commands it has: only a changed command waits) and try again beside
+        the bot, rather than exit and stop the games resumed a moment ago."""
+        try:
             await self.sync_commands()
+        except SEND_FAULTS as exc:
+            if not _worth_retrying(exc):  # e.g. a command Discord rejects: a bug of ours
+                log.error("the app commands were not synced (%s)", fault_words(exc))
+                return
+            log.warning(
+                "the app commands were not synced (%s): tried again in %.0f s",
+                fault_words(exc),
+                SYNC_RETRY_S,
+            )
+            self._sync_retry = asyncio.create_task(self._sync_later())
+
+    async def _sync_later(self) -> None:
+        """Try the sync again, waiting longer each time (up to an hour), until it works."""
+        wait = SYNC_RETRY_S
+        while True:
+            await asyncio.sleep(wait)
+            try:
+                await self.sync_commands()
+                return
+            except SEND_FAULTS as exc:
+                if not _worth_retrying(exc):
+                    log.error("the app commands were not synced (%s)", fault_words(exc))
+                    return
+                wait = min(wait * 2, SYNC_RETRY_MAX_S)
+                log.warning(
+                    "the app commands were not synced (%s): tried again in %.0f s",
+                    fault_words(exc),
+                    wait,
+                )
 
     async def sync_commands(self) -> None:
         """Register the app commands: on the dev guild only if set (instant), else globally."""
@@ -271,6 +313,8 @@ class SecretHitlerBot(commands.AutoShardedBot, GameBot):
         if self._closing:
             return
         self._closing = True
+        if self._sync_retry is not None:
+            self._sync_retry.cancel()
         with contextlib.suppress(Exception):
             await self.games.stop()
         await super().close()
@@ -348,3 +392,11 @@ async def serve(bot: Servable, token: str) -> None:
             handler = previous[sig]
             if handler is not None:  # None: installed outside Python, left alone
                 signal.signal(sig, handler)
+
+
+def _worth_retrying(exc: BaseException) -> bool:
+    """Whether a failed request may go through later: a network fault, Discord's 5xx, or
+    its rate limit (any other HTTP error answers the same next time)."""
+    if isinstance(exc, discord.HTTPException):
+        return exc.status == 429 or exc.status >= 500
+    return True

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
+import aiohttp
 import discord
 import pytest
 import simcord
@@ -22,6 +24,7 @@ from bot.storage import Storage, StorageError
 
 from .driver import Driver
 from .harness import harness, labels, opened_lobby
+from .network_faults import NetworkFaults
 from .test_game_flow import FAST, start_game
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -180,5 +183,52 @@ async def test_two_shards_and_only_shard_zero_syncs(tmp_path: Path) -> None:
             assert synced == []  # shard 0 lives in another process: it syncs
         finally:
             await env2.shutdown()
+    finally:
+        await storage.close()
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [aiohttp.ClientConnectionError("reset"), "rate limited"],
+    ids=["network", "429"],
+)
+async def test_a_failed_command_sync_does_not_stop_the_bot_and_is_tried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: BaseException | str
+) -> None:
+    """Syncing the app commands at startup meets a network fault or Discord's rate limit:
+    the bot runs all the same (Discord keeps the commands it has) and syncs once it can,
+    rather than exiting (the games it had resumed would stop with it)."""
+    monkeypatch.setattr(app, "SYNC_RETRY_S", 0.01)
+    storage = await Storage.open(tmp_path / "shbot.db")
+    try:
+        config = replace(FAST, database_path=tmp_path / "shbot.db")
+        bot = SecretHitlerBot(
+            config, DiscordGames(config, agents=InProcessAgents()), storage=storage
+        )
+        env = simcord.Env(bot, shard_count=1)
+        if isinstance(fault, BaseException):
+            NetworkFaults(monkeypatch).fail("PUT", "/applications/*/commands", fault)
+        else:
+            env.inject_error("PUT", "/applications/*/commands", status=429, times=1)
+        records: list[logging.LogRecord] = []
+        handler = logging.Handler()
+        handler.emit = records.append  # type: ignore[method-assign]
+        logging.getLogger("bot").addHandler(handler)
+        await env.start()
+        try:
+            guild = env.create_guild(name="games")
+            channel = guild.create_text_channel("games")
+            alice = guild.add_member(env.create_user("alice"))
+            for _ in range(500):  # the retry runs beside the bot
+                if "newgame" in alice.available_commands(channel):
+                    break
+                await asyncio.sleep(0.01)
+            assert "newgame" in alice.available_commands(channel)
+            result = await alice.slash(channel, "newgame")
+            assert result.acknowledged and labels(opened_lobby(result))
+        finally:
+            await env.shutdown()
+            logging.getLogger("bot").removeHandler(handler)
+        assert any("were not synced" in r.getMessage() for r in records)
     finally:
         await storage.close()
