@@ -366,11 +366,7 @@ class TerminalFrontend:
             except (EOFError, OSError, UnicodeError, ValueError) as exc:
                 if not isinstance(exc, EOFError):  # unreadable input: as if it had closed
                     log.warning("terminal input failed (%s): input closed", type(exc).__name__)
-                self._input_closed = True
-                self._print()  # the cursor is still after the question
-                self._print("  Input closed: an AI plays your seat from now on.")
-                with contextlib.suppress(*REFUSALS):  # the game is over or paused
-                    await control.afk(user_id)
+                await self._input_ended(control, user_id, prompt.seat)
                 return
             if line is None:  # the output went away while we waited
                 return
@@ -390,6 +386,19 @@ class TerminalFrontend:
                 log.warning("terminal choice not taken (%s)", type(exc).__name__)
             return
 
+    async def _input_ended(self, control: GameControl, user_id: int, seat: int) -> None:
+        """Input closed: an AI plays the seat from now on, and the seat says nothing to
+        the claims it was offered (an untimed claim window waits for every human seat's
+        answer, and nobody would answer it any more)."""
+        self._input_closed = True
+        self._print()  # the cursor is still after the question
+        self._print("  Input closed: an AI plays your seat from now on.")
+        with contextlib.suppress(*REFUSALS):  # the game is over or paused
+            await control.afk(user_id)
+        for open_prompt in control.open_prompts(seat):
+            if open_prompt.kind is PromptKind.CLAIM:
+                await _say_nothing(control, user_id, open_prompt)
+
     async def _read(self, prompt: str) -> str | None:
         """One line of input; None if the output went away meanwhile (checked while
         waiting, so a reader that left is noticed without the player typing)."""
@@ -406,6 +415,14 @@ class TerminalFrontend:
             if not reading.done():
                 reading.cancel()
                 await asyncio.gather(reading, return_exceptions=True)
+
+
+async def _say_nothing(control: GameControl, user_id: int, prompt: Prompt) -> None:
+    """Answer a claim prompt with its "say nothing" option (the one without an action)."""
+    silent = [i for i, option in enumerate(prompt.options) if option.action is None]
+    if silent:
+        with contextlib.suppress(*REFUSALS):  # closed meanwhile, the game over or paused
+            await control.choose(user_id, prompt.id, silent[0])
 
 
 def _terminal_words(text: str) -> str:

@@ -1,0 +1,58 @@
+"""The terminal front-end against bad input and faults (a review of `shbot play` and
+`shbot demo`): input that ends at any kind of prompt, a seat that cannot be handed to an
+AI, a stored game that does not read back. Every game is a table of `random` AIs."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from bot.demo import play_terminal
+
+HANG_S = 20.0  # a 5-9 player game of random AIs takes about a second: more is a hang
+
+# Where the local player (seat 0, answering 1 to everything) meets each kind of prompt:
+# (players, seed) and a piece of the question.
+PROMPTS = {
+    "nominate": (5, 1, "nominate a chancellor"),
+    "vote": (5, 1, "Vote on"),
+    "discard": (5, 1, "Discard one policy"),
+    "enact": (5, 1, "Enact one policy"),
+    "claim": (5, 1, "tell the table"),
+    "execute": (5, 1, "Execute a player"),
+    "special election": (7, 3, "special election"),
+    "investigate": (7, 14, "Investigate a player"),
+    "veto": (9, 28, "proposes to veto"),
+}
+
+
+def ends_at(out: io.StringIO, question: str) -> Callable[[str], Awaitable[str]]:
+    """A reader that answers 1 until the last question shown contains `question`, then
+    reports the end of input (Ctrl-D)."""
+
+    async def read_line(prompt: str) -> str:
+        asked = out.getvalue().rsplit("(private) ", 1)[-1].split("\n", 1)[0]
+        if question in asked:
+            raise EOFError
+        return "1"
+
+    return read_line
+
+
+@pytest.mark.parametrize("kind", list(PROMPTS))
+async def test_end_of_input_at_any_prompt_hands_the_seat_to_an_ai_and_the_game_ends(
+    kind: str,
+) -> None:
+    players, seed, question = PROMPTS[kind]
+    out = io.StringIO()
+    game = play_terminal(
+        players, 0, seed, agent="random", out=out, read_line=ends_at(out, question)
+    )
+    session = await asyncio.wait_for(game, HANG_S)  # a hang fails here
+    text = out.getvalue()
+    assert question in text  # the input really ended at that kind of prompt
+    assert "Input closed: an AI plays your seat from now on." in text
+    assert session.game.is_over and session.seats[0].is_ai
