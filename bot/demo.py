@@ -18,7 +18,7 @@ from engine import STANDARD, RecordError, Variant
 
 from .agent_port import FAST_AGENTS, AgentPort, available
 from .frontends.terminal import LineReader, TerminalFrontend, read_stdin
-from .manager import BOT_NAMES, Member, SessionManager
+from .manager import BOT_NAMES, Member, SessionManager, options_of
 from .session import GameSession, SessionOptions
 from .storage import Storage, StoredGame
 from .timers import Timers
@@ -157,7 +157,7 @@ async def resume_terminal(
 
     Raises `NotHere` for a game that is over, a Discord channel's, or the other
     command's (a demo for `play`, a game with a local player for `demo`), and
-    `StorageError` for a game that is not stored.
+    `StorageError` for a game that is not stored or does not read back (`GameDamaged`).
     """
     store = await Storage.open(db_path)
     try:
@@ -179,7 +179,7 @@ async def resume_terminal(
         )
         if not player:  # the AI keeps pace with the narration, at this run's speed
             stored = replace(stored, options={**stored.options, "ai_pace_s": delay})
-        options = SessionOptions.from_dict(stored.options)
+        options = options_of(stored)  # GameDamaged (one line) if they do not read
         specs = [s.agent for s in stored.seats if s.agent] + [options.substitute_spec]
         async with _agents_for(*specs) as agents:
             manager = SessionManager(store, frontend, agents)

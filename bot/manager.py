@@ -350,7 +350,7 @@ class SessionManager:
 
     def _build(self, stored: StoredGame, frontend: Frontend | None, *, notice: str) -> GameSession:
         """The session of a stored game, rebuilt by replaying its record (not registered)."""
-        options = self._mended(stored.id, _options_of(stored))
+        options = self._mended(stored.id, options_of(stored))
         seats = [
             SeatInfo(s.seat, s.name, s.user_id, self._playable(stored.id, s, options))
             for s in stored.seats
@@ -470,7 +470,7 @@ def _mend(game_id: int, where: str, spec: str, fallback: str) -> str:
     return str(mended)
 
 
-def _options_of(stored: StoredGame) -> SessionOptions:
+def options_of(stored: StoredGame) -> SessionOptions:
     """A stored game's session options, or `GameDamaged` naming the column and the
     exception's type (never the value) if they do not read."""
     try:

@@ -401,3 +401,35 @@ def test_a_storage_fault_stops_the_game_with_a_non_zero_exit_and_it_resumes(
     assert CHOICE in again.out
     status, reason, resumed = stored(db)
     assert status == "finished" and resumed > actions
+
+
+# --- a stored game whose row does not read back ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "{nope",  # not JSON
+        '{"timers": 5}',  # JSON, but no timers
+        '{"timers": {"vote": "soon"}}',
+        '{"substitute": 5}',  # an agent that is no text
+    ],
+)
+def test_resuming_a_game_whose_options_do_not_read_is_one_clear_line(
+    tmp_path: Path, options: str
+) -> None:
+    db = tmp_path / "games.db"
+    run = Shbot(tmp_path, *PLAY, "--db", str(db))
+    run.wait_for(CHOICE)
+    run.proc.send_signal(signal.SIGINT)
+    assert run.finish(timeout=5) == 130
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE games SET options = ?", (options,))
+    before = stored(db)
+
+    refused = shbot(tmp_path, "play", "--resume", "1", "--db", str(db))
+    assert refused.proc.returncode == 1, refused.err
+    no_traceback(refused)
+    [line] = refused.err.strip().splitlines()
+    assert line.startswith("shbot: ") and "#1" in line and "options" in line
+    assert stored(db) == before  # the game as it was: nothing played, nothing lost
