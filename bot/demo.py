@@ -163,7 +163,7 @@ async def resume_terminal(
     try:
         stored = await store.load_game(game_id)
         _check_terminal_game(stored)
-        local = next((s.seat for s in stored.seats if s.user_id == LOCAL_USER_ID), None)
+        local = _local_seat(stored)
         if player and local is None:
             raise NotHere(
                 f"game #{game_id} is a demo, with nobody at the terminal: "
@@ -230,6 +230,19 @@ def _check_terminal_game(stored: StoredGame) -> None:
             f"game #{game_id} is played in a Discord channel: the bot carries it on, and "
             "/cancel in that channel ends it."
         )
+
+
+def _local_seat(stored: StoredGame) -> int | None:
+    """The terminal player's seat (None: a demo). Refuses (`NotHere`) seats that are no
+    terminal game's: a player not at this terminal, or ours at two seats, would never
+    answer, and a game without timers would wait for them for good."""
+    humans = [s for s in stored.seats if s.user_id is not None]
+    if len(humans) > 1 or any(s.user_id != LOCAL_USER_ID for s in humans):
+        raise NotHere(
+            f"game #{stored.id} cannot be resumed: its stored seats hold a player who is "
+            f"not at this terminal, or more than one. `shbot cancel {stored.id}` ends it."
+        )
+    return humans[0].seat if humans else None
 
 
 async def _play_stored(

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import io
+import sqlite3
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import pytest
 
-from bot.demo import play_terminal
+from bot.demo import NotHere, play_terminal, resume_terminal
+from bot.session import GameSession
 
 HANG_S = 20.0  # a 5-9 player game of random AIs takes about a second: more is a hang
 
@@ -56,3 +59,58 @@ async def test_end_of_input_at_any_prompt_hands_the_seat_to_an_ai_and_the_game_e
     assert question in text  # the input really ended at that kind of prompt
     assert "Input closed: an AI plays your seat from now on." in text
     assert session.game.is_over and session.seats[0].is_ai
+
+
+async def stopped_game(db: Path) -> GameSession:
+    """A 5-player game stored as Ctrl-C leaves it: running, the player at a prompt."""
+    stop = asyncio.Event()
+
+    async def stop_at_the_first_question(prompt: str) -> str:
+        stop.set()
+        await asyncio.Event().wait()
+        return "1"
+
+    session = await play_terminal(
+        5, 0, 2, agent="random", out=io.StringIO(), read_line=stop_at_the_first_question,
+        db_path=db, stop=stop,
+    )  # fmt: skip
+    assert not session.game.is_over
+    return session
+
+
+def stored_rows(db: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(db) as conn:
+        return [
+            *conn.execute("SELECT status, pause_reason FROM games"),
+            *conn.execute("SELECT seat, user_id, agent FROM seats ORDER BY seat"),
+            *conn.execute("SELECT count(*) FROM actions"),
+        ]
+
+
+@pytest.mark.parametrize("player", [True, False])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE seats SET user_id = 77, agent = NULL WHERE seat = 2",  # someone not here
+        "UPDATE seats SET user_id = 1, agent = NULL WHERE seat = 2",  # the player twice
+    ],
+)
+async def test_a_stored_game_with_a_human_seat_nobody_here_plays_is_refused(
+    tmp_path: Path, damage: str, player: bool
+) -> None:
+    """An untimed game would wait for ever for a seat whose player is not at this
+    terminal: resuming it is refused, in one line, and the stored game is left as is."""
+    db = tmp_path / "games.db"
+    stopped = await stopped_game(db)
+    with sqlite3.connect(db) as conn:
+        conn.execute(damage)
+    before = stored_rows(db)
+    resuming = resume_terminal(
+        stopped.game_id, player=player, out=io.StringIO(), read_line=ends_at(io.StringIO(), ""),
+        db_path=db,
+    )  # fmt: skip
+    with pytest.raises(NotHere) as refused:
+        await asyncio.wait_for(resuming, HANG_S)
+    said = str(refused.value)
+    assert "\n" not in said and f"shbot cancel {stopped.game_id}" in said
+    assert stored_rows(db) == before
