@@ -6,8 +6,8 @@ whenever windows are pending: each AI seat is asked for its claim (or silence) i
 order; then every human with a claim to make gets a prompt, and the round waits until
 they have all answered, the window's deadline passes, or the game moves on. The
 deadline starts once the table can see the prompts (`bot.deadlines`). Then the prompts
-still open are closed and the windows are stored as over, so that a restart does not
-offer them again.
+still open are closed, the deadline is cleared and the windows are stored as over, so
+that a restart neither offers them again nor hands their deadline to the next decision.
 
 The round touches nothing of the session's own: everything it needs comes as the
 explicit ports of `ClaimsPorts`.
@@ -77,6 +77,10 @@ class ClaimsRound:
             else:
                 humans.append(seat)
         if not humans:
+            # Resumed in a window whose humans have all gone to an AI since: its
+            # deadline is over too (else a no-op: nothing is stored between decisions).
+            async with self._lock:
+                await self.deadlines.store(None)
             return
         deadline = self.deadlines.next(self.limit)
         self.windows.open(humans, deadline)
@@ -88,6 +92,11 @@ class ClaimsRound:
         for seat in humans:
             self.ports.close(seat, notices.CLAIM_WINDOW_CLOSED)
         async with self._lock:
+            # Cleared first: a restart once the windows are stored as over goes on with
+            # the next decision, which would resume whatever deadline is stored (the
+            # grace period of a long-past window instead of its whole timer). A restart
+            # in between offers the windows still open again, with their whole timer.
+            await self.deadlines.store(None)
             self.windows.close(self.ports.turn(), seats)
             await self.ports.save()
 

@@ -3,8 +3,11 @@
 A deadline comes from the phase's timer (`bot.timers`), is stored whenever it changes
 (a restart resumes it, with a grace period: time the bot was down is not the player's
 fault), and starts only once the table can see the prompt: a slow front-end (Discord
-retrying, rate limits) moves it by the delay. `GameSession` asks this collaborator and
-keeps none of that arithmetic itself.
+retrying, rate limits) moves it by the delay. It is cleared once its prompts are over
+(with the answer that ends the decision, at the end of a claim window): a restart
+resumes whatever deadline is stored, and one left behind would cut the next prompts'
+time to the grace period. `GameSession` asks this collaborator and keeps none of that
+arithmetic itself.
 """
 
 from __future__ import annotations
@@ -61,18 +64,18 @@ class Deadlines:
         self._shown = shown
         self._lock = lock  # the session's: a stored deadline is part of its state
         self._grace = grace
-        self._resumed = resumed  # the deadline stored before a restart
         self._resuming = resuming  # the next deadline is the one that was running
         self.stored: float | None = resumed  # the deadline in the database now
         self._asked_at = 0.0  # when the prompts being timed were queued (monotonic)
 
     def next(self, limit: float | None) -> float | None:
         """The deadline of the prompts about to be issued, `limit` seconds from now
-        (None: no limit); right after a restart, the one that was running."""
+        (None: no limit); right after a restart, the one that was running, unless it
+        was cleared since (its prompts are over)."""
         now = self.clock()
         if self._resuming:
             self._resuming = False
-            stored = self._resumed
+            stored = self.stored
             if stored is not None and limit is not None:
                 return max(stored, now + self._grace)
         return None if limit is None else now + limit
@@ -98,14 +101,19 @@ class Deadlines:
         return seen
 
     async def from_seen(self, seen: asyncio.Future[float], deadline: float | None) -> float | None:
-        """The deadline that holds once `seen` resolved: moved (and stored) by how late
-        the prompts were shown, beyond a small slack."""
+        """The deadline that holds once `seen` resolved: the stored `deadline`, moved
+        (and stored) by how late the prompts were shown, beyond a small slack; unchanged
+        if it is no longer the stored one when this has the lock (its prompts are over)."""
         late = seen.result() - self._asked_at
         if deadline is None or late <= VISIBLE_SLACK_S:
             return deadline
-        log.info("game %d: the prompt was shown %.1f s late: the clock waits", self.game_id, late)
         async with self._lock:
+            if self.stored != deadline:
+                # The answer that held the lock ended the decision and cleared the
+                # deadline: stored now, a restart would hand it to the next decision.
+                return deadline
             await self.store(deadline + late)
+        log.info("game %d: the prompt was shown %.1f s late: the clock waits", self.game_id, late)
         return deadline + late
 
     def unseen(self, seen: asyncio.Future[float] | None) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -41,6 +42,7 @@ class Session:
         self.closed: list[tuple[int, str]] = []
         self.saves = 0
         self.failed = False
+        self.on_save: Callable[[], None] = lambda: None  # a test looks at the save
 
     def ports(self) -> ClaimsPorts:
         return ClaimsPorts(
@@ -71,6 +73,7 @@ class Session:
 
     async def save(self) -> None:
         self.saves += 1
+        self.on_save()
 
 
 class Written:
@@ -108,7 +111,13 @@ class Round:
     """A claims round with its windows, clock and wake-up event, ready to run."""
 
     def __init__(
-        self, session: Session, *, pending: set[int], limit: float | None, shown: Shown
+        self,
+        session: Session,
+        *,
+        pending: set[int],
+        limit: float | None,
+        shown: Shown,
+        resumed: float | None = None,  # the deadline stored before a restart
     ) -> None:
         self.game = after_a_session()
         self.session = session
@@ -116,7 +125,15 @@ class Round:
         self.store = Written()
         self.changed = asyncio.Event()
         self.lock = lock = asyncio.Lock()  # the session's
-        clock = Deadlines(1, store=self.store, shown=shown, lock=lock, grace=30.0)
+        self.clock = clock = Deadlines(
+            1,
+            store=self.store,
+            shown=shown,
+            lock=lock,
+            grace=30.0,
+            resumed=resumed,
+            resuming=resumed is not None,
+        )
         self.round = ClaimsRound(
             self.game,
             self.windows,
@@ -178,6 +195,7 @@ async def test_the_window_closes_when_its_deadline_passes() -> None:
     assert time.time() >= deadline
     assert session.closed == [(0, CLOSED), (4, CLOSED)]
     assert r.windows.closed == {0, 4} and session.saves == 1
+    assert r.store.writes == [deadline, None]  # over with its window
 
 
 async def test_the_round_ends_when_the_game_moves_on_and_closes_at_the_new_decision() -> None:
@@ -274,4 +292,37 @@ async def test_an_answer_stored_while_the_deadline_moves_ends_the_round_at_once(
     await claim()
     await asyncio.wait_for(task, 5)
     assert session.closed == [(0, CLOSED)]
-    assert len(r.store.writes) == 2  # the first deadline, then the moved one
+    # The first deadline, the moved one, then none once the round is over.
+    assert len(r.store.writes) == 3 and r.store.writes[-1] is None
+
+
+async def test_a_round_clears_its_deadline_before_its_windows_are_stored_as_over() -> None:
+    # Once the windows are stored as over, a restart goes on with the next decision: the
+    # window's deadline must be gone by then, or that decision resumes it (the grace
+    # period of a long-past window instead of its whole timer, and missing it counts as
+    # a timeout).
+    session = Session(ai=set())
+    r = Round(session, pending={0, 4}, limit=30.0, shown=Shown())
+    stored_at_save: list[float | None] = []
+    session.on_save = lambda: stored_at_save.append(r.clock.stored)
+    task = r.start()
+    await settle(task)
+    [deadline] = r.store.writes
+    session.open.clear()  # both answered
+    r.changed.set()
+    await asyncio.wait_for(task, 5)
+    assert stored_at_save == [None]
+    assert r.store.writes == [deadline, None]
+
+
+async def test_a_resumed_round_left_with_no_human_clears_the_windows_deadline() -> None:
+    # A restart in a claim window whose seats have all gone to an AI since (/afk): the
+    # AI seats claim at once, no window opens, and the window's stored deadline is not
+    # the next decision's to resume.
+    session = Session(ai={0, 4})
+    r = Round(session, pending={0, 4}, limit=30.0, shown=Shown(), resumed=time.time() + 10)
+    await asyncio.wait_for(r.start(), 5)
+    assert session.asked == [0, 4] and session.issued == []
+    assert r.store.writes == [None] and r.clock.stored is None
+    full = r.clock.next(120.0)  # the next decision's
+    assert full is not None and full > time.time() + 100

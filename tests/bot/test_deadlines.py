@@ -83,6 +83,7 @@ async def test_a_deadline_is_stored_only_when_it_changes() -> None:
 
 async def test_the_clock_starts_when_the_prompt_is_shown() -> None:
     clock, store, shown = deadlines([0.0])
+    await clock.store(100.0)  # the prompt's deadline, stored as it is asked
     woken: list[bool] = []
     seen = clock.watch(lambda: woken.append(True))
     assert clock.unseen(seen)
@@ -91,7 +92,7 @@ async def test_the_clock_starts_when_the_prompt_is_shown() -> None:
     assert woken == [True] and not seen.cancelled()
     moved = await clock.from_seen(seen, 100.0)
     assert moved is not None and 104.9 < moved < 105.5
-    assert store.writes == [moved]
+    assert store.writes == [100.0, moved]
 
 
 async def test_a_prompt_shown_at_once_keeps_its_deadline() -> None:
@@ -100,3 +101,34 @@ async def test_a_prompt_shown_at_once_keeps_its_deadline() -> None:
     shown.show(time.monotonic() + VISIBLE_SLACK_S / 2)
     assert await clock.from_seen(seen, 100.0) == 100.0
     assert store.writes == []
+
+
+async def test_a_deadline_cleared_while_it_was_being_moved_stays_cleared() -> None:
+    # The prompt is shown late, and storing the moved deadline waits for the session's
+    # lock: an answer holds it, and that answer ends the decision and clears the deadline
+    # (`GameSession._accept`). The moved deadline belongs to a decision that is over:
+    # stored, a restart would hand it to the next decision (the grace period of a
+    # long-past deadline instead of that decision's whole timer).
+    lock = asyncio.Lock()
+    store, shown = Written(), Shown()
+    clock = Deadlines(7, store=store, shown=shown, lock=lock, grace=30.0, clock=lambda: 0.0)
+    await clock.store(100.0)
+    seen = clock.watch(lambda: None)
+    shown.show(time.monotonic() + 5.0)
+    async with lock:  # the answer, being stored
+        moving = asyncio.create_task(clock.from_seen(seen, 100.0))
+        await asyncio.sleep(0.01)
+        clock.forget()  # stored with the action that ended the decision
+    moved = await moving
+    assert store.writes == [100.0] and clock.stored is None
+    assert moved == 100.0  # nothing moved: the decision is over
+
+
+async def test_after_a_restart_a_cleared_deadline_is_not_resumed() -> None:
+    # The prompts the stored deadline timed ended before the next ones were asked (a
+    # claim window whose seats all went to an AI): those get their whole timer.
+    now = [1000.0]
+    clock, store, _ = deadlines(now, resumed=1010.0, resuming=True)
+    await clock.store(None)
+    assert clock.next(60.0) == 1060.0
+    assert store.writes == [None]

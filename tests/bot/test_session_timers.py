@@ -6,6 +6,7 @@ Timers are tiny (tens of milliseconds); no assertion depends on how long anythin
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -294,3 +295,111 @@ async def test_a_restart_right_after_a_decision_gives_the_next_one_its_whole_tim
     assert prompt.deadline - now[0] == pytest.approx(90, abs=1)
     await manager.shutdown()
     await store.close()
+
+
+class StopsAt:
+    """The real storage, until a deadline write that `stop_at(deadline)` picks: the
+    process dies just before it."""
+
+    def __init__(self, store: Storage, stop_at: Callable[[float | None], bool]) -> None:
+        self.store = store
+        self.stop_at = stop_at
+        self.frozen = asyncio.Event()
+        self.slow_s = 0.0  # seconds an action or a seat takes to store (a busy disk)
+
+    async def append_action(self, game_id: int, seq: int, action: Action, **how: Any) -> None:
+        await asyncio.sleep(self.slow_s)
+        await self.store.append_action(game_id, seq, action, **how)
+
+    async def set_seat(self, game_id: int, seat: Any, reason: str) -> None:
+        await asyncio.sleep(self.slow_s)
+        await self.store.set_seat(game_id, seat, reason)
+
+    async def set_deadline(self, game_id: int, deadline: float | None) -> None:
+        if self.stop_at(deadline):
+            self.frozen.set()
+            await asyncio.Event().wait()  # the process is gone
+        await self.store.set_deadline(game_id, deadline)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+async def _timer_after_restart(path: Path, now: list[float], down_s: float) -> float:
+    """Seconds a human's open prompt gives once the game at `path` resumes, `down_s`
+    seconds later (nobody answers)."""
+    now[0] += down_s
+    store = await Storage.open(path)
+    manager = SessionManager(store, FakeFrontend(), clock=lambda: now[0])
+    [resumed] = await manager.recover()
+
+    def prompts() -> list[Prompt]:
+        return [p for s in resumed.game.awaiting() for p in resumed.open_prompts(s)]
+
+    await until(lambda: bool(prompts()))
+    deadline = prompts()[0].deadline
+    await manager.shutdown()
+    await store.close()
+    assert deadline is not None
+    return deadline - now[0]
+
+
+async def test_a_restart_right_after_a_claim_window_gives_the_next_decision_its_whole_timer(
+    db_dir: Path,
+) -> None:
+    """The claim window's deadline ends with the window. The process stops once the
+    window is over, the instant before the next decision stores its own deadline; it
+    comes back long after. That decision gets its whole timer, not the grace period the
+    window's long-past deadline would leave it."""
+    now = [1_000_000.0]
+    timers = Timers(nominate=120, vote=120, policy=120, power=120, claim=20, grace=30)
+    options = SessionOptions(timers=timers, substitute="selfish", suspicion=False)
+    path = db_dir / "claims.db"
+    store = await Storage.open(path)
+    fake = FakeFrontend(answer=scripted)
+
+    def next_decision(deadline: float | None) -> bool:
+        asked = [c.payload for calls in fake.calls.values() for c in calls if c.method == "ask"]
+        return any(p.kind is PromptKind.CLAIM for p in asked) and deadline == now[0] + 120
+
+    stopping = StopsAt(store, next_decision)
+    manager = SessionManager(stopping, fake, clock=lambda: now[0])  # type: ignore[arg-type]
+    session = await manager.create(members(5), seed=5, options=options)
+    await asyncio.wait_for(stopping.frozen.wait(), 30)
+    await session.stop()
+    await store.close()
+
+    assert await _timer_after_restart(path, now, 1000) == pytest.approx(120, abs=1)
+
+
+async def test_a_restart_after_a_late_prompt_was_answered_gives_the_next_decision_its_whole_timer(
+    db_dir: Path,
+) -> None:
+    """A prompt shown late moves its deadline, and storing the moved one waits for the
+    session's lock. Another member's /afk holds it, and the president's answer queues
+    behind that, ahead of the moved deadline: the answer ends the decision and clears
+    the deadline, and the moved one must not be stored after that. The process stops
+    before the next decision stores its own deadline and comes back long after: that
+    decision gets its whole timer, not the grace period of the answered prompt's."""
+    now = [1_000_000.0]
+    timers = Timers(nominate=120, vote=90, policy=90, power=120, claim=20, grace=30)
+    options = SessionOptions(timers=timers, substitute="selfish", suspicion=False)
+    path = db_dir / "late.db"
+    store = await Storage.open(path)
+
+    stopping = StopsAt(store, lambda deadline: deadline == now[0] + 90)  # the vote's
+    stopping.slow_s = 1.5  # the /afk holds the lock from 0.5 s to 2 s
+    fake = ShownLate(answer=scripted, delay=0.5)  # shown at 1 s, answered at 1.5 s
+    manager = SessionManager(stopping, fake, clock=lambda: now[0])  # type: ignore[arg-type]
+    session = await manager.create(members(5), seed=5, options=options)
+    president = session.game.president
+    await until(lambda: bool(session.open_prompts(president)))
+    await asyncio.sleep(0.5)
+    other = (president + 1) % 5
+    await session.afk(100 + other)
+    await asyncio.wait_for(stopping.frozen.wait(), 30)
+    assert session.game.phase is Phase.VOTE
+    await session.stop()
+    await store.close()
+
+    assert await _timer_after_restart(path, now, 1000) == pytest.approx(90, abs=1)
