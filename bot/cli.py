@@ -562,6 +562,13 @@ def _terminal_game(command: str, play: Callable[[asyncio.Event], Awaitable[GameS
             f"paused: {resume} once the cause is fixed; {cancel}."
         )
         return 1
+    halt = frontend.halt if isinstance(frontend, TerminalFrontend) else None
+    if halt is not None and not broken:
+        _tell(
+            f"shbot: game #{game_id} stopped: {halt}. It is saved: {resume} once the "
+            f"cause is fixed; {cancel}."
+        )
+        return 1
     if broken:
         if command == "play":
             _tell(f"shbot: the output closed; game #{game_id} is saved: {resume}.")

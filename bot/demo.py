@@ -305,13 +305,14 @@ async def _drive(
     stop: asyncio.Event | None,
 ) -> GameSession:
     """Narrate a started session until its game ends or pauses (a fault), or until
-    `stop` is set (Ctrl-C) or the output goes away: then the session stops at once, its
-    game stored as it stands, resumable (`resume_terminal`). The caller tells which of
-    these happened from the session (`game.is_over`, `paused`), `stop` and the
-    front-end's `broken`."""
+    `stop` is set (Ctrl-C), the output goes away or nobody can play the local seat any
+    more: then the session stops at once, its game stored as it stands, resumable
+    (`resume_terminal`). The caller tells which of these happened from the session
+    (`game.is_over`, `paused`), `stop` and the front-end's `broken` and `halt`."""
     watched = [
         asyncio.ensure_future(session.wait()),
         asyncio.ensure_future(frontend.output_closed.wait()),
+        asyncio.ensure_future(frontend.halted.wait()),
     ]
     if stop is not None:
         watched.append(asyncio.ensure_future(stop.wait()))

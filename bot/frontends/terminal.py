@@ -13,6 +13,9 @@ board with every role and the suspicion chart once the game is over (`bot.render
 If the output goes away (`shbot play | head` once `head` has exited), the front-end
 stops printing and sets `output_closed`: the caller stops the game, which stays stored.
 It notices even while it only waits for the player's answer, without printing anything.
+If the local seat can no longer be played (input closed and no AI could take the seat,
+or asking failed), it sets `halted` with the reason in `halt`: the caller stops the game
+too, stored, rather than wait for an answer that would never come.
 """
 
 from __future__ import annotations
@@ -201,6 +204,8 @@ class TerminalFrontend:
         self._input_closed = False
         self.broken = False  # the output went away (`shbot demo | head`): stay quiet
         self.output_closed = asyncio.Event()  # set when `broken` becomes true
+        self.halt: str | None = None  # why nobody can play the local seat any more
+        self.halted = asyncio.Event()  # set when `halt` is
         self.quiet = False  # the game is being stopped: print nothing more
         self._rounds = 0  # rounds told so far, when a post carries no board to count them
         self._government: int | None = None  # the round of the last government told
@@ -229,6 +234,11 @@ class TerminalFrontend:
     def _output_lost(self) -> None:
         self.broken = True
         self.output_closed.set()
+
+    def _halt(self, reason: str) -> None:
+        """Nobody can play the local seat any more: the game must stop (see `halted`)."""
+        self.halt = reason
+        self.halted.set()
 
     def teller(self, table: Table) -> Teller:
         """How this terminal words events: short names, the local player as "you"."""
@@ -333,12 +343,18 @@ class TerminalFrontend:
             await asyncio.gather(self._worker, return_exceptions=True)
 
     async def _answer_prompts(self) -> None:
-        while not self._queue.empty():
-            table, prompt = self._queue.get_nowait()
-            if (table.game_id, prompt.id, prompt.kind) not in self._closed:
-                await self._answer(table, prompt)
-            if self.broken or self._input_closed:
-                return
+        try:
+            while not self._queue.empty():
+                table, prompt = self._queue.get_nowait()
+                if (table.game_id, prompt.id, prompt.kind) not in self._closed:
+                    await self._answer(table, prompt)
+                if self.broken or self._input_closed:
+                    return
+        except Exception as exc:  # a fault here: the prompt would never be answered
+            # The type only: a message may quote a hand (the traceback at debug level).
+            log.warning("terminal prompt failed (%s)", type(exc).__name__)
+            log.debug("what failed", exc_info=exc)
+            self._halt(f"your move could not be asked ({type(exc).__name__})")
 
     async def _answer(self, table: Table, prompt: Prompt) -> None:
         control = self.controls.get(table.game_id)
@@ -392,9 +408,13 @@ class TerminalFrontend:
         answer, and nobody would answer it any more)."""
         self._input_closed = True
         self._print()  # the cursor is still after the question
+        try:
+            with contextlib.suppress(*REFUSALS):  # the game is over or paused
+                await control.afk(user_id)
+        except Exception as exc:  # not stored: the seat is still the player's
+            self._halt(f"input closed and no AI could take your seat ({_fault(exc)})")
+            return
         self._print("  Input closed: an AI plays your seat from now on.")
-        with contextlib.suppress(*REFUSALS):  # the game is over or paused
-            await control.afk(user_id)
         for open_prompt in control.open_prompts(seat):
             if open_prompt.kind is PromptKind.CLAIM:
                 await _say_nothing(control, user_id, open_prompt)
@@ -423,6 +443,14 @@ async def _say_nothing(control: GameControl, user_id: int, prompt: Prompt) -> No
     if silent:
         with contextlib.suppress(*REFUSALS):  # closed meanwhile, the game over or paused
             await control.choose(user_id, prompt.id, silent[0])
+
+
+def _fault(exc: Exception) -> str:
+    """An exception as a player may read it: the message of a storage fault, the type
+    of any other (its message may quote a hand or a role)."""
+    from ..storage import StorageError  # storage is optional for a front-end
+
+    return str(exc).rstrip(".") if isinstance(exc, StorageError) else type(exc).__name__
 
 
 def _terminal_words(text: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.demo import NotHere, play_terminal, resume_terminal
+from bot.frontends.terminal import TerminalFrontend
 from bot.session import GameSession
 
 HANG_S = 20.0  # a 5-9 player game of random AIs takes about a second: more is a hang
@@ -114,3 +115,23 @@ async def test_a_stored_game_with_a_human_seat_nobody_here_plays_is_refused(
     said = str(refused.value)
     assert "\n" not in said and f"shbot cancel {stopped.game_id}" in said
     assert stored_rows(db) == before
+
+
+async def test_a_fault_while_asking_stops_the_game_rather_than_wait_for_good(
+    tmp_path: Path,
+) -> None:
+    """A prompt the terminal fails to ask would never be answered (an untimed game):
+    the game stops, stored, and the front-end says why."""
+
+    async def broken_reader(prompt: str) -> str:
+        raise RuntimeError("the terminal itself failed")
+
+    db = tmp_path / "games.db"
+    out = io.StringIO()
+    game = play_terminal(5, 0, 2, agent="random", out=out, read_line=broken_reader, db_path=db)
+    session = await asyncio.wait_for(game, HANG_S)  # a hang fails here
+    frontend = session.frontend
+    assert isinstance(frontend, TerminalFrontend)
+    assert frontend.halt == "your move could not be asked (RuntimeError)"
+    assert not session.game.is_over and "an AI plays your seat" not in out.getvalue()
+    assert stored_rows(db)[0] == ("running", None)  # stored, resumable

@@ -300,6 +300,36 @@ def test_end_of_input_hands_the_seat_to_an_ai_and_the_game_ends(tmp_path: Path) 
     assert stored(db)[0] == "finished"
 
 
+def test_input_that_ends_when_no_ai_can_take_the_seat_stops_the_game_saved(
+    tmp_path: Path,
+) -> None:
+    """At the end of input an AI takes the seat; if that cannot be stored, nobody plays
+    the seat of an untimed game: it stops, saved with the seat still the player's."""
+    db = tmp_path / "games.db"
+    run = Shbot(tmp_path, *PLAY, "--db", str(db))
+    run.wait_for(CHOICE)
+    with sqlite3.connect(db) as conn:  # the disk refuses the seat's change of hands
+        conn.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON seat_changes"
+            " BEGIN SELECT RAISE(ABORT, 'disk on fire'); END"
+        )
+    before = seats(db)
+    run.close_stdin()  # Ctrl-D
+    assert run.finish(timeout=10) == 1
+    no_traceback(run)
+    [line] = run.err.strip().splitlines()
+    assert line.startswith("shbot: ") and "disk on fire" in line
+    assert "shbot play --resume 1" in line and "shbot cancel 1" in line
+    assert "an AI plays your seat from now on" not in run.out  # it does not
+    assert stored(db)[0] == "running" and seats(db) == before
+
+    with sqlite3.connect(db) as conn:  # the cause is fixed
+        conn.execute("DROP TRIGGER refuse")
+    again = Shbot(tmp_path, "play", "--resume", "1", "--db", str(db), stdin=ANSWERS)
+    assert again.finish() == 0, again.err
+    assert CHOICE in again.out and stored(db)[0] == "finished"
+
+
 # --- a reader that goes away ------------------------------------------------------------
 
 
