@@ -12,7 +12,8 @@ round by round.
 Ctrl-C stops a terminal game at once, stored as it stands; so does an output that goes
 away (`shbot play | head`). A game stopped by a fault (its storage failed) is stored as
 paused; `shbot` then exits with status 1 and says how to carry it on. A terminal game
-prints no log records unless `LOG_LEVEL` is set.
+prints no log records unless `LOG_LEVEL` is set. A standard stream closed from the
+start (`>&-`) stands for /dev/null; `demo` and `play` then refuse to start, unseen.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -366,12 +368,32 @@ def images_directory(args: argparse.Namespace) -> Path | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `shbot` console script."""
     try:
-        return _main(argv)
+        closed = _standard_streams()
+        return _main(argv, closed)
     except KeyboardInterrupt:  # before a game's own Ctrl-C handling is in place
         return 130
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _standard_streams() -> set[str]:
+    """Put /dev/null on each standard stream that was closed (`shbot ... >&-`); their
+    names. Python leaves such a stream None, and its file descriptor free for the next
+    file opened (a database, a worker's pipe) to take and be read or written as if it
+    were the stream; and a print to a missing stderr would go to stdout."""
+    closed = set()
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        if getattr(sys, name) is not None:
+            continue
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:  # the lowest free descriptor: `fd` itself, unless it was taken
+            os.dup2(null, fd)
+            os.close(null)
+        # Open for the rest of the process, as the stream it stands for would be.
+        setattr(sys, name, open(fd, mode, encoding="utf-8", closefd=False))  # noqa: SIM115
+        closed.add(name)
+    return closed
+
+
+def _main(argv: Sequence[str] | None, closed: AbstractSet[str] = frozenset()) -> int:
     from .demo import NotHere
     from .storage import StorageError
 
@@ -382,6 +404,11 @@ def _main(argv: Sequence[str] | None) -> int:
                 return _discord(args)
             print("No DISCORD_TOKEN set: showing a bot-only demo game (see `shbot demo --help`).\n")
             args = build_parser().parse_args([*_db_args(args), "demo"])
+        if "stdout" in closed and args.command in ("demo", "play"):
+            # As when its reader leaves (`| head`), but before a game is started for nobody.
+            closed_out = "shbot: the standard output is closed: nothing would show the game."
+            print(closed_out, file=sys.stderr)
+            return 1
         if args.command == "demo":
             return _demo(args)
         if args.command == "play":

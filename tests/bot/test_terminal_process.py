@@ -368,6 +368,56 @@ def test_shbot_play_into_a_closed_pipe_ends_quietly_on_its_next_line(tmp_path: P
     assert "shbot play --resume 1" in run.err
 
 
+def closed_streams(
+    cwd: Path, fds: tuple[int, ...], *args: str
+) -> subprocess.CompletedProcess[bytes]:
+    """`shbot *args` with the standard streams `fds` closed (`shbot ... >&-`); the
+    others piped (stdin empty)."""
+
+    def close() -> None:
+        for fd in fds:
+            os.close(fd)
+
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        cwd=cwd,
+        env=_env(),
+        preexec_fn=close,
+        timeout=30,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("command", [PLAY, ("demo", "--players", "5", "--agent", "random")])
+def test_a_game_with_its_output_closed_from_the_start_is_refused_in_one_line(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    db = tmp_path / "games.db"
+    run = closed_streams(tmp_path, (1,), *command, "--db", str(db))
+    err = run.stderr.decode()
+    assert run.returncode == 1, err
+    assert "Traceback" not in err
+    [line] = err.strip().splitlines()
+    assert line.startswith("shbot: ") and "output" in line
+    if db.exists():  # no game was started that nobody could follow
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("SELECT count(*) FROM games").fetchone() == (0,)
+
+
+def test_other_commands_work_with_a_standard_stream_closed(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    assert shbot(tmp_path, *PLAY, "--db", str(db), stdin=ANSWERS).proc.returncode == 0
+    replay = closed_streams(tmp_path, (1,), "replay", "1", "--db", str(db))
+    assert replay.returncode == 0 and replay.stderr == b""
+    # Its errors have nowhere to go: only the status tells (never stdout instead).
+    refused = closed_streams(tmp_path, (2,), "cancel", "7", "--db", str(db))
+    assert refused.returncode == 1 and refused.stdout == b""
+    played = closed_streams(tmp_path, (0,), *PLAY, "--db", str(db))  # no input: an AI plays
+    assert played.returncode == 0 and b"Input closed" in played.stdout, played.stderr
+
+
 # --- the database path ------------------------------------------------------------------
 
 
