@@ -49,6 +49,7 @@ SPEEDS = {"fast": 0.0, "normal": 0.6}
 DEFAULT_DB = "data/shbot.db"  # the same default as the Discord bot (bot.config)
 DEFAULT_PACE_S = 1.5  # `shbot play`'s AI pace: the Discord bot's AI_PACE default (bot.config)
 MAX_PACE_S = 60.0
+MAX_NAME = 32  # `--name`: as long as a Discord display name may be
 
 
 def player_count(text: str) -> int:
@@ -60,6 +61,22 @@ def player_count(text: str) -> int:
     if not 5 <= value <= 10:
         raise argparse.ArgumentTypeError("Secret Hitler takes 5 to 10 players.")
     return value
+
+
+def player_name(text: str) -> str:
+    """`--name`: one line of printable text, up to `MAX_NAME` characters, without its
+    outer spaces (argparse shows the message as is). It is printed in every line that
+    names the seat, and stored: a line break or a terminal escape would forge lines."""
+    name = text.strip()
+    if not name:
+        raise argparse.ArgumentTypeError("your name cannot be blank.")
+    if any("\ud800" <= char <= "\udfff" for char in name):  # argv bytes that are no UTF-8
+        raise argparse.ArgumentTypeError("your name is not UTF-8 text.")
+    if not name.isprintable():
+        raise argparse.ArgumentTypeError("your name must be one line of printable characters.")
+    if len(name) > MAX_NAME:
+        raise argparse.ArgumentTypeError(f"your name may be {MAX_NAME} characters at most.")
+    return name
 
 
 def pace_seconds(text: str) -> float:
@@ -208,7 +225,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--seat", type=int, default=0, metavar="N", help="your seat, from 0 (default: 0)"
     )
-    play.add_argument("--name", default="You", help="your name at the table (default: %(default)s)")
+    play.add_argument(
+        "--name",
+        type=player_name,
+        default="You",
+        help=f"your name at the table, up to {MAX_NAME} characters (default: %(default)s)",
+    )
     play.add_argument(
         "--resume",
         type=int,

@@ -135,3 +135,35 @@ async def test_a_fault_while_asking_stops_the_game_rather_than_wait_for_good(
     assert frontend.halt == "your move could not be asked (RuntimeError)"
     assert not session.game.is_over and "an AI plays your seat" not in out.getvalue()
     assert stored_rows(db)[0] == ("running", None)  # stored, resumable
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("\udcff\udcfe", "UTF-8"),  # bytes that are not UTF-8, as Python passes them on
+        ("", "blank"),
+        ("   ", "blank"),
+        ("two\nlines", "one line"),
+        ("\x1b[31mred", "one line"),  # a terminal escape would print as a command
+        ("x" * 33, "32"),
+    ],
+)
+def test_a_name_that_cannot_sit_at_the_table_is_refused_before_a_game_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, says: str
+) -> None:
+    from bot import cli
+
+    db = tmp_path / "games.db"
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["play", "--name", name, "--players", "5", "--db", str(db)])
+    assert refused.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "argument --name: " in err and says in err
+    assert not db.exists()  # no game was stored
+
+
+def test_a_name_is_kept_as_typed_without_its_outer_spaces() -> None:
+    from bot.cli import player_name
+
+    assert player_name("  Ada Lovelace ") == "Ada Lovelace"
+    assert player_name("Zoë 🎲") == "Zoë 🎲"
