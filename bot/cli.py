@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import logging
 import os
 import signal
@@ -391,6 +392,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `shbot` console script."""
     try:
         closed = _standard_streams()
+        _lenient_stdout()
         return _main(argv, closed)
     except KeyboardInterrupt:  # before a game's own Ctrl-C handling is in place
         return 130
@@ -413,6 +415,14 @@ def _standard_streams() -> set[str]:
         setattr(sys, name, open(fd, mode, encoding="utf-8", closefd=False))  # noqa: SIM115
         closed.add(name)
     return closed
+
+
+def _lenient_stdout() -> None:
+    """Print a character the output's encoding lacks ("·", "💬" in ASCII or a legacy code
+    page) as "?": strict, the line failed whole (every round's header and the reveal of
+    a game were lost, a replay ended in a traceback)."""
+    if isinstance(sys.stdout, io.TextIOWrapper) and sys.stdout.errors == "strict":
+        sys.stdout.reconfigure(errors="replace")
 
 
 def _main(argv: Sequence[str] | None, closed: AbstractSet[str] = frozenset()) -> int:

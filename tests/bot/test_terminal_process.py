@@ -418,6 +418,29 @@ def test_other_commands_work_with_a_standard_stream_closed(tmp_path: Path) -> No
     assert played.returncode == 0 and b"Input closed" in played.stdout, played.stderr
 
 
+def test_an_output_that_cannot_show_every_character_still_shows_every_line(
+    tmp_path: Path,
+) -> None:
+    """A terminal or file in an encoding without "·" or "💬" (ASCII, a legacy code
+    page): those characters show as "?", and no line is lost for them."""
+    db = tmp_path / "games.db"
+    env = {**_env(), "PYTHONIOENCODING": "ascii"}
+    command = [sys.executable, "-m", "bot", "--db", str(db)]
+    demo = subprocess.run(
+        [*command, "demo", "--players", "5", "--agent", "random", "--seed", "4"],
+        capture_output=True, cwd=tmp_path, env=env, timeout=30, check=False,
+    )  # fmt: skip
+    out = demo.stdout.decode("ascii")
+    assert demo.returncode == 0 and demo.stderr == b"", demo.stderr
+    assert "\nRound 1 ? " in out and "\nThe reveal\n" in out
+    replay = subprocess.run(
+        [*command, "replay", "1"], capture_output=True, cwd=tmp_path, env=env, timeout=30,
+        check=False,
+    )  # fmt: skip
+    assert replay.returncode == 0 and replay.stderr == b"", replay.stderr
+    assert "Game #1 ? 5 players" in replay.stdout.decode("ascii")
+
+
 # --- the database path ------------------------------------------------------------------
 
 
