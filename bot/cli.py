@@ -449,7 +449,12 @@ def _main(argv: Sequence[str] | None, closed: AbstractSet[str] = frozenset()) ->
             return _cancel(args)
         import asyncio
 
-        return asyncio.run(_database_command(args))
+        pages = asyncio.run(_database_command(args))
+        if pages:  # `replay --step`
+            # Read keys outside the event loop: inside, Ctrl-C only cancels the loop's
+            # task, which a blocking read never notices (it waited for Enter).
+            step_through(pages, interactive=sys.stdin.isatty() and sys.stdout.isatty())
+        return 0
     except (StorageError, NotHere, PicturesError) as exc:
         print(f"shbot: {exc}", file=sys.stderr)
         return 1
@@ -720,15 +725,17 @@ def _cancel(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _database_command(args: argparse.Namespace) -> int:
+async def _database_command(args: argparse.Namespace) -> list[str]:
+    """Run `replay`, `stats` or `backup`; the pages `replay --step` is to show (none for
+    the others), for the caller to step through once the event loop has ended."""
     from .storage import Storage
 
+    pages: list[str] = []
     async with await Storage.open(database_target(args)) as store:
         if args.command == "replay":
             images = images_directory(args)
             if args.step:
                 pages = await replay_pages(store, args.game_id)
-                step_through(pages, interactive=sys.stdin.isatty() and sys.stdout.isatty())
             else:
                 print(await replay_text(store, args.game_id))
             if images is not None:
@@ -738,7 +745,7 @@ async def _database_command(args: argparse.Namespace) -> int:
         elif args.command == "backup":
             await store.backup(args.path)
             print(f"Backed up {store.path} to {args.path}.")
-    return 0
+    return pages
 
 
 @contextlib.contextmanager

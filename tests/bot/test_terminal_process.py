@@ -441,6 +441,42 @@ def test_an_output_that_cannot_show_every_character_still_shows_every_line(
     assert "Game #1 ? 5 players" in replay.stdout.decode("ascii")
 
 
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_ctrl_c_in_replay_step_ends_it_at_once(tmp_path: Path) -> None:
+    """`shbot replay --step` waits for a key in a terminal: Ctrl-C there ends it at
+    once, as its help says, without Enter and without a traceback."""
+    import pty
+
+    db = tmp_path / "games.db"
+    assert shbot(tmp_path, *PLAY, "--db", str(db), stdin=ANSWERS).proc.returncode == 0
+    leader, follower = pty.openpty()  # a terminal for all its standard streams
+    run = subprocess.Popen(
+        [sys.executable, "-m", "bot", "replay", "--step", "1", "--db", str(db)],
+        stdin=follower, stdout=follower, stderr=follower, cwd=tmp_path, env=_env(),
+    )  # fmt: skip
+    os.close(follower)
+    shown = b""
+    try:
+        end = time.monotonic() + 20
+        while b"q: quit" not in shown and time.monotonic() < end:
+            if select.select([leader], [], [], 0.1)[0]:
+                shown += os.read(leader, 65536)
+        assert b"q: quit" in shown, shown[-500:]
+        run.send_signal(signal.SIGINT)  # as the terminal sends it for Ctrl-C
+        code = run.wait(timeout=5)
+        while select.select([leader], [], [], 0.1)[0]:
+            try:
+                shown += os.read(leader, 65536)
+            except OSError:  # the terminal's other end has closed
+                break
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+        os.close(leader)
+    assert code == 130 and b"Traceback" not in shown
+
+
 # --- the database path ------------------------------------------------------------------
 
 
