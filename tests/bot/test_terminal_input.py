@@ -167,3 +167,71 @@ def test_a_name_is_kept_as_typed_without_its_outer_spaces() -> None:
 
     assert player_name("  Ada Lovelace ") == "Ada Lovelace"
     assert player_name("Zoë 🎲") == "Zoë 🎲"
+
+
+async def test_a_choice_the_rules_refuse_is_told_in_one_line_and_asked_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The terminal lists only eligible chancellors, so a term-limited one cannot be
+    typed; if the rules refuse a choice all the same (here a nomination of the
+    term-limited chancellor, made in place of the first choice typed), the player is
+    told why in one line and asked again, and the game goes on."""
+    from engine import Nominate
+
+    refused: list[int] = []
+    real_choose = GameSession.choose
+
+    async def choose(self: GameSession, user_id: int, prompt_id: str, option: int) -> object:
+        [prompt] = [p for p in self.open_prompts(0) if p.id == prompt_id]
+        limited = self.game.term_limited()
+        if isinstance(prompt.options[0].action, Nominate) and limited and not refused:
+            labels = [option.label for option in prompt.options]
+            assert not any(self.table.labels[seat] in labels for seat in limited)
+            refused.append(limited[-1])
+            await self.submit(0, Nominate(0, limited[-1]))  # IllegalAction: term-limited
+        return await real_choose(self, user_id, prompt_id, option)
+
+    monkeypatch.setattr(GameSession, "choose", choose)
+    out = io.StringIO()
+    session = await asyncio.wait_for(
+        play_terminal(5, 0, 1, agent="random", out=out, read_line=ends_at(out, "\0")), HANG_S
+    )
+    assert refused and session.game.is_over
+    lines = out.getvalue().splitlines()
+    [told] = [i for i, line in enumerate(lines) if line.startswith("  Not possible: ")]
+    reason = f"Seat {refused[0]} is term-limited: they served in the last elected government."
+    assert lines[told] == f"  Not possible: {reason}"
+    assert lines[told + 1].startswith("  You nominate ")  # asked again: the next answer counts
+
+
+class StopAt(io.StringIO):
+    """An output that sets `stop` (Ctrl-C) once `text` has been written to it."""
+
+    def __init__(self, text: str, stop: asyncio.Event) -> None:
+        super().__init__()
+        self.text, self.stop = text, stop
+
+    def write(self, s: str) -> int:
+        if self.text in s:
+            self.stop.set()
+        return super().write(s)
+
+
+async def test_a_resumed_demo_tells_no_secret_before_the_reveal(tmp_path: Path) -> None:
+    from bot.demo import run_demo
+
+    db = tmp_path / "games.db"
+    stop = asyncio.Event()
+    first = StopAt("Round 3 ", stop)
+    stopped = await run_demo(7, 5, agent="random", out=first, delay=0.001, db_path=db, stop=stop)
+    assert not stopped.game.is_over
+    out = io.StringIO()
+    session = await resume_terminal(stopped.game_id, player=False, out=out, db_path=db)
+    assert session.game.is_over
+    live = first.getvalue() + out.getvalue().split("\nThe reveal\n")[0]
+    teller = TerminalFrontend().teller(session.table)
+    for event in session.game.events:
+        line = teller.line(event) if event.audience is not None else None
+        assert line is None or line not in live, line
+    for secret in ("(private)", "Liberals:", "Fascists:", "Hitler:", "Seed "):
+        assert secret not in live
