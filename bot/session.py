@@ -42,6 +42,7 @@ the prompts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import logging
 import time
@@ -113,6 +114,10 @@ SUPERVISE_EVERY_S = 30.0
 # A click that lands just after a restart, on a button the resumed session has not yet
 # asked again (it may first wait for AI claims), waits up to this long for it.
 ASKED_AGAIN_WITHIN_S = 10.0
+
+# The game is stored finished once its reveal is shown, or after this long at most (a
+# front-end held back by a missing permission must not hold back the stats too).
+REVEAL_WAIT_S = 60.0
 
 # Public events after which front-ends that draw the board should redraw it.
 BOARD_EVENTS = (
@@ -825,16 +830,25 @@ class GameSession:
         if self.options.suspicion and not self.suspicion:
             names = [s.name for s in self._seats]
             self.suspicion = await suspicion_after(self.game_id, game, names, self._ai_seats())
-        if self.store is not None:
-            await self.store.finish_game(
-                self.game_id,
-                status="finished",
-                winner=game.winner,
-                reason=game.win_reason,
-                roles=game.roles,
-            )
-        await self._drop_notes()
+        # Shown before it is stored finished, for the same reason: a process that dies
+        # while the reveal is on its way (images to render, a rate limit) resumes the
+        # game and shows it again, rather than never. A front-end that cannot show it
+        # within `REVEAL_WAIT_S` (a permission missing) does not hold the stats back,
+        # and neither does a stop (the outbox is given its last seconds after it).
         self._show(self.reveal())
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.flush(), REVEAL_WAIT_S)
+        finally:
+            if self.store is not None:
+                await self.store.finish_game(
+                    self.game_id,
+                    status="finished",
+                    winner=game.winner,
+                    reason=game.win_reason,
+                    roles=game.roles,
+                )
+        await self._drop_notes()
 
     def reveal(self) -> Reveal:
         """Everything about the finished game: roles, hidden events, suspicion tracks."""

@@ -25,7 +25,7 @@ from agents.behaviour import FITTED_PATH as BEHAVIOUR_FIT
 from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
 from bot.narrate import narrate
-from bot.ports import PromptKind, StalePrompt
+from bot.ports import PromptKind, Reveal, StalePrompt, Table
 from bot.session import GameSession, SessionOptions
 from bot.storage import Storage
 from bot.timers import Timers
@@ -173,6 +173,61 @@ async def test_a_game_killed_at_any_phase_resumes_identically(
         missed = _public_lines(reference, index, resumed.table.labels) if after_write else []
         assert "\n".join(texts[:notice]).splitlines() == missed, name
         await store.close()
+
+
+async def test_a_game_killed_while_its_reveal_is_being_shown_shows_it_after_the_restart(
+    reference: Game, db_dir: Path
+) -> None:
+    """The last action is stored, the reveal is on its way (two images to render, a rate
+    limit), and the process dies: after the restart the table still sees how the game
+    ended, and it is counted once. Before, the game was stored finished before its
+    reveal was shown, and recovery resumes only running games: the ending was lost."""
+
+    class SlowReveal(FakeFrontend):
+        def __init__(self) -> None:
+            super().__init__(answer=scripted)
+            self.revealing = asyncio.Event()
+
+        async def reveal(self, table: Table, reveal: Reveal) -> None:
+            self.revealing.set()
+            await asyncio.Event().wait()  # the process dies before it is shown
+
+    class Dies:
+        """The real storage, until the process is killed: nothing more is written."""
+
+        def __init__(self, store: Storage) -> None:
+            self.store, self.dead = store, False
+
+        async def finish_game(self, *args: Any, **kwargs: Any) -> None:
+            assert not self.dead
+            await self.store.finish_game(*args, **kwargs)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.store, name)
+
+    path = db_dir / "reveal.db"
+    store = await Storage.open(path)
+    slow, dies = SlowReveal(), Dies(store)
+    session = await SessionManager(dies, slow).create(  # type: ignore[arg-type]
+        members(HUMANS), players=PLAYERS, fill_with_ai=True, seed=SEED, options=UNTIMED
+    )
+    await asyncio.wait_for(slow.revealing.wait(), 30)
+    assert (await store.load_game(session.game_id)).status == "running"  # not stored over
+    await store.close()  # kill -9: nothing more is written
+    dies.dead = True
+    with contextlib.suppress(Exception):
+        await session.stop()
+
+    store = await Storage.open(path)
+    fake = FakeFrontend(answer=scripted)
+    [resumed] = await SessionManager(store, fake).recover()
+    await asyncio.wait_for(resumed.wait(), 30)
+    [shown] = fake.of(resumed.game_id, "reveal")
+    assert shown.winner == reference.winner
+    stored = await store.load_game(resumed.game_id)
+    assert stored.status == "finished"
+    assert (await store.player_stats(100)).games == 1  # counted once
+    await store.close()
 
 
 def _public_lines(reference: Game, index: int, labels: list[str]) -> list[str]:

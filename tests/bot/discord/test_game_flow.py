@@ -62,7 +62,10 @@ async def table(tmp_path: Path) -> AsyncIterator[Harness]:
 
 
 def reveal_posted(table: Harness) -> bool:
-    return any("The reveal" in text_of(m) for m in table.channel_messages())
+    """The reveal is up and the game is over: stored finished (once its reveal is shown)
+    and gone from the channel."""
+    shown = any("The reveal" in text_of(m) for m in table.channel_messages())
+    return shown and table.bot.games.game_in(table.channel.id) is None
 
 
 async def start_game(table: Harness, members: list[simcord.MemberActor], **options: object) -> int:
