@@ -23,9 +23,9 @@ host resumes it (`SessionManager.resume_paused`), or a restart does.
 
 Everything a restart needs is in storage: the actions (replayed to the identical game),
 the seats' controllers, the pending deadline and the session's bookkeeping (each seat's
-timeout streak, the claim windows already closed, the fallback count, how much of the
-game the table was shown). Prompt ids derive from the game alone, so buttons issued
-before a restart still work after it.
+timeout streak, the stand-ins deciding for the seats that timed out, the claim windows
+already closed, the fallback count, how much of the game the table was shown). Prompt
+ids derive from the game alone, so buttons issued before a restart still work after it.
 
 Collaborators, each in its own module: `bot.outbox.Outbox` delivers what the table is
 shown, in order, and reports a game that cannot be shown (abandoned) or lacks a
@@ -238,6 +238,7 @@ class _Resume:
     shown: int = 0  # actions whose every message the table was shown
     unshown: tuple[ev.Event, ...] = ()  # what the later actions caused, to announce again
     notes: dict[str, Any] = field(default_factory=dict)  # the front-end's (`GameSession.note`)
+    stand_ins: set[int] = field(default_factory=set)  # timed-out seats an AI decides `turn` for
 
 
 class GameSession:
@@ -321,6 +322,10 @@ class GameSession:
         self._voices = TableVoices(game_id, game)  # the AI seats' words
         self._decision_deadline: float | None = None  # its running timer, if any
         self._expiries: dict[int, int] = dict(resume.expiries) if resume else {}
+        # The seats that timed out at decision `_stand_ins_turn`, for which an AI decides
+        # (stored: a restart starts the AI again rather than asking the human anew).
+        self._stand_ins: set[int] = set(resume.stand_ins) if resume else set()
+        self._stand_ins_turn = self._turn
         self._notes: dict[str, Any] = dict(resume.notes) if resume else {}
         self._saving = asyncio.Lock()  # one bookkeeping write at a time (`_save_state`)
         self._unshown = resume.unshown if resume else ()
@@ -403,6 +408,7 @@ class GameSession:
         expiries, closed, fallbacks, shown = _read_state(
             state or {}, turn, game.players, len(record.actions)
         )
+        stand_ins = _read_stand_ins(game_id, state or {}, turn, game.players)
         vote_start = None
         if game.phase is Phase.VOTE:
             # AI ballots are decided from the view before the first ballot of the election
@@ -435,6 +441,7 @@ class GameSession:
                 shown,
                 tuple(game.events_since(shown)),
                 _read_notes(game_id, state or {}),
+                stand_ins,
             ),
         )
 
@@ -724,8 +731,8 @@ class GameSession:
         game, turn = self.game, self._turn
         clock = self._deadlines
         deadline = clock.next(self.options.timers.for_phase(game.phase))
-        if not any(not self._seats[s].is_ai for s in game.awaiting()):
-            deadline = None
+        if all(self._seats[s].is_ai or self._standing_in(s) for s in game.awaiting()):
+            deadline = None  # nobody is asked: no human's clock to run
         await clock.store(deadline)
         self._decision_deadline = deadline
         self._asked = turn
@@ -884,11 +891,28 @@ class GameSession:
                 )
                 self._spawn_ai(seat, turn, info.agent or self._substitute)
                 continue
+            if self._standing_in(seat):
+                # Timed out before a restart, and the table was told an AI decides: it
+                # does (again), rather than a second prompt with a whole new timer. A
+                # ballot it cast stands, as it would have without the restart.
+                if seat in awaited:
+                    self._spawn_ai(seat, turn, info.agent or self._substitute)
+                continue
             if info.is_ai:
                 self._close(seat, PromptKind.ACTION, notices.AI_DECIDES_HERE)
                 self._spawn_ai(seat, turn, info.agent or self._substitute)
             elif PromptKind.ACTION not in self._open.get(seat, {}):
                 self._issue(self._action_prompt(seat, deadline))
+
+    def _standing_in(self, seat: int) -> bool:
+        """Whether an AI decides the current decision for `seat`, which timed out."""
+        return self._stand_ins_turn == self._turn and seat in self._stand_ins
+
+    def _stand_in(self, seat: int, turn: int) -> None:
+        """Note that an AI decides decision `turn` for `seat` (stored with the state)."""
+        if self._stand_ins_turn != turn:
+            self._stand_ins_turn, self._stand_ins = turn, set()
+        self._stand_ins.add(seat)
 
     def _spawn_ai(self, seat: int, turn: int, spec: str) -> None:
         # The view is taken now: all AI ballots of an election see the same history.
@@ -962,7 +986,8 @@ class GameSession:
                 notices.timed_out(label, self._expiries[seat], handed_over=handed_over)
             )
             self._spawn_ai(seat, turn, self._seats[seat].agent or self._substitute)
-        await self._save_state()
+            self._stand_in(seat, turn)
+        await self._save_state()  # the streaks and the stand-ins, in one write
 
     async def _submit(self, seat: int, action: Action, prompt_id: str | None) -> None:
         async with self._lock:
@@ -1267,6 +1292,9 @@ class GameSession:
             "fallbacks": self.ai.fallbacks,
             "shown": self._outbox.shown,
         }
+        if self._stand_ins and self._stand_ins_turn == self._turn:
+            # Only the current decision's: an older one's stand-ins are over.
+            state["stand_ins"] = {"turn": self._turn, "seats": sorted(self._stand_ins)}
         if self._notes:
             state["notes"] = copy.deepcopy(self._notes)
         return state
@@ -1411,6 +1439,26 @@ def _read_state(
         fallbacks if type(fallbacks) is int and fallbacks > 0 else 0,
         shown if type(shown) is int and 0 <= shown <= actions else actions,
     )
+
+
+def _read_stand_ins(game_id: int, state: Mapping[str, Any], turn: int, players: int) -> set[int]:
+    """The seats for which an AI was deciding decision `turn` (they timed out), read from
+    a stored `GameSession.state()`: none stored (an older game), or stored for another
+    decision, is none; a value that does not read is none too, with a warning that
+    names the game, never the value."""
+    raw = state.get("stand_ins")
+    if raw is None:
+        return set()
+    seats = raw.get("seats") if isinstance(raw, dict) else None
+    if (
+        not isinstance(raw, dict)
+        or type(raw.get("turn")) is not int
+        or not isinstance(seats, list)
+        or not all(type(s) is int and 0 <= s < players for s in seats)
+    ):
+        log.warning("game %d: the stored stand-ins do not read; read as none", game_id)
+        return set()
+    return set(seats) if raw["turn"] == turn else set()
 
 
 def _read_notes(game_id: int, state: Mapping[str, Any]) -> dict[str, Any]:

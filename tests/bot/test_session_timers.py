@@ -6,19 +6,21 @@ Timers are tiny (tens of milliseconds); no assertion depends on how long anythin
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agents.base import Answer
+from bot.agent_port import DEFAULT_BUDGET_S, InProcessAgents
 from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
 from bot.ports import AIControlsSeat, Prompt, PromptKind, Table
 from bot.session import GameSession, SessionOptions
 from bot.storage import Storage
 from bot.timers import Timers
-from engine import Action, Claim, Nominate, Phase
+from engine import Action, Claim, Nominate, Phase, PlayerView
 
 from .conftest import UNTIMED, members, until
 
@@ -403,3 +405,115 @@ async def test_a_restart_after_a_late_prompt_was_answered_gives_the_next_decisio
     await store.close()
 
     assert await _timer_after_restart(path, now, 1000) == pytest.approx(90, abs=1)
+
+
+class BusyAI(InProcessAgents):
+    """The real agents behind an AI service too busy to answer: every decision waits
+    until the process is gone (`asked` counts them)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = 0
+
+    async def decide(
+        self,
+        spec: str,
+        view: PlayerView,
+        *,
+        seed: int,
+        budget_s: float = DEFAULT_BUDGET_S,
+        patience_s: float | None = None,
+        table: Hashable | None = None,
+    ) -> Answer[Action]:
+        self.asked += 1
+        await asyncio.Event().wait()
+        raise AssertionError("never answers")
+
+
+async def _timed_out_while_the_ai_is_busy(path: Path, now: list[float]) -> tuple[int, int]:
+    """A game at `path` whose president let the nomination time out; the process dies
+    while the stand-in AI is still deciding. Returns the game's id and the president."""
+    timers = Timers(
+        nominate=0.05, vote=0.05, policy=0.05, power=0.05, claim=0.05, max_expiries=2, grace=0.05
+    )
+    options = SessionOptions(timers=timers, substitute="selfish", suspicion=False)
+    store = await Storage.open(path)
+    busy = BusyAI()
+    manager = SessionManager(store, FakeFrontend(), busy, clock=lambda: now[0])
+    session = await manager.create(members(5), seed=3, options=options)
+    president = session.game.president
+    await until(lambda: busy.asked == 1)
+    stored = {str(president): 1}
+    while (await store.load_game(session.game_id)).session_state.get("expiries") != stored:
+        await asyncio.sleep(0.01)  # the streak and the stand-in are one write
+    await manager.shutdown()
+    await store.close()
+    return session.game_id, president
+
+
+async def test_a_stand_in_under_way_survives_a_restart(db_dir: Path) -> None:
+    """The table was told an AI decides for the president who timed out. The process
+    dies while that AI is still thinking: after the restart the AI decides, the
+    president is not asked again (a second, whole timer) nor counted absent twice."""
+    now = [1_000_000.0]
+    path = db_dir / "stand-in.db"
+    gid, president = await _timed_out_while_the_ai_is_busy(path, now)
+
+    now[0] += 60
+    store = await Storage.open(path)
+    fake = FakeFrontend(answer=scripted)  # everyone is back, and answers at once
+    manager = SessionManager(store, fake, clock=lambda: now[0])
+    [resumed] = await manager.recover()
+    await until(lambda: bool(fake.prompts(gid, president)))
+    nomination = resumed.game.actions[0]
+    assert isinstance(nomination, Nominate) and nomination.seat == president
+    # The president's first prompt is their ballot: never the nomination again.
+    [first] = fake.prompts(gid, president)[:1]
+    assert not any(isinstance(option.action, Nominate) for option in first.options)
+    assert not resumed.seats[president].is_ai
+    assert "2 times in a row" not in "\n".join(fake.public_text(gid))
+    await manager.shutdown()
+    await store.close()
+
+
+@pytest.mark.parametrize(
+    ("stored", "warned"),
+    [
+        (None, False),  # stored before stand-ins were: none pending
+        ({"turn": 7, "seats": "president"}, False),  # another decision's: over
+        ("garbage", True),
+        ({"turn": 0, "seats": ["president"]}, True),
+        ({"turn": "0", "seats": "president"}, True),
+    ],
+)
+async def test_stand_ins_stored_for_another_decision_or_unreadable_are_none(
+    db_dir: Path, caplog: pytest.LogCaptureFixture, stored: Any, warned: bool
+) -> None:
+    """Only the stand-ins stored for the decision the game stands at are started again;
+    a stored value that does not read is none (a warning), never a failed resume."""
+    now = [1_000_000.0]
+    path = db_dir / "stand-in.db"
+    gid, president = await _timed_out_while_the_ai_is_busy(path, now)
+    store = await Storage.open(path)
+    state = dict((await store.load_game(gid)).session_state)
+    assert state["stand_ins"] == {"turn": 0, "seats": [president]}
+    if stored is None:
+        del state["stand_ins"]
+    elif isinstance(stored, dict) and stored["seats"] == "president":
+        state["stand_ins"] = {**stored, "seats": [president]}
+    else:
+        state["stand_ins"] = stored
+    await store.set_session_state(gid, state)
+    await store.close()
+
+    store = await Storage.open(path)
+    fake = FakeFrontend()
+    manager = SessionManager(store, fake, BusyAI(), clock=lambda: now[0])
+    assert len(await manager.recover()) == 1
+    await until(lambda: bool(fake.prompts(gid, president)))
+    [prompt] = fake.prompts(gid, president)[:1]
+    assert any(isinstance(option.action, Nominate) for option in prompt.options)
+    warning = f"game {gid}: the stored stand-ins do not read; read as none"
+    assert (warning in caplog.text) is warned
+    await manager.shutdown()
+    await store.close()
