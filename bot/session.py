@@ -532,6 +532,8 @@ class GameSession:
             self._close(seat, PromptKind.CLAIM, notices.SAID_NOTHING)
             if seat in self._claims.open_seats:
                 self._claims.close(self._turn, [seat])
+                if not self._claim_windows_open():
+                    await self._clear_claim_deadline()
                 await self._save_state()
             self._changed.set()
 
@@ -1021,8 +1023,10 @@ class GameSession:
         claims_before = game.open_claims
         events = game.apply(action)  # IllegalAction: nothing changed
         # An action that ends the decision ends its deadline too, in the same write: a
-        # restart before the next decision stores its own must not find this one.
+        # restart before the next decision stores its own must not find this one. So
+        # does the claim that closes the last open claim window.
         ends = _advance_turn(self._turn, action, events) != self._turn
+        ends = ends or self._closes_claim_windows(action)
         clear = ends and self._deadlines.stored is not None
         if self.store is not None:
             try:
@@ -1044,6 +1048,35 @@ class GameSession:
             self._announce_waiting(self._deadlines.stored)
         self._changed.set()
         return events
+
+    def _closes_claim_windows(self, action: Action) -> bool:
+        """Whether `action`, just applied, is a human's claim that closes the last claim
+        window open now."""
+        in_window = isinstance(action, Claim) and action.seat in self._claims.open_seats
+        return in_window and not self._claim_windows_open()
+
+    async def _clear_claim_deadline(self) -> None:
+        """The last claim window is over: clear its deadline before the windows are
+        stored as over, so that a restart in between offers them again (their whole
+        timer) rather than give this deadline to the next decision. The claims round
+        clears it too, but only once it wakes up."""
+        stored = self._deadlines.stored
+        try:
+            await self._deadlines.store(None)
+        except Exception as exc:  # best effort, as the bookkeeping: the round clears it
+            self._deadlines.stored = stored  # still in the database: the round tries again
+            log.warning(
+                "game %d: the claim deadline was not cleared (%s)",
+                self.game_id,
+                type(exc).__name__,
+            )
+
+    def _claim_windows_open(self) -> bool:
+        """Whether a human's claim window is still open: not over (claimed all there
+        was to claim, or said nothing) for the current decision."""
+        claims = self._claims
+        over = claims.closed if claims.turn == self._turn else set()
+        return any(s not in over and self.game.legal_claims(s) for s in claims.open_seats)
 
     def _account(self, action: Action, events: Sequence[ev.Event], before: OpenClaims) -> None:
         turn = _advance_turn(self._turn, action, events)

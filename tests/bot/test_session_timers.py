@@ -517,3 +517,61 @@ async def test_stand_ins_stored_for_another_decision_or_unreadable_are_none(
     assert (warning in caplog.text) is warned
     await manager.shutdown()
     await store.close()
+
+
+class StopsAfterTheLastAnswer:
+    """The real storage, until the answer that closes the last of the two claim windows
+    (president and chancellor) is stored: the process dies right after that write,
+    before the claims round wakes up."""
+
+    def __init__(self, store: Storage) -> None:
+        self.store = store
+        self.frozen = asyncio.Event()
+        self.claims = 0
+
+    async def append_action(self, game_id: int, seq: int, action: Action, **how: Any) -> None:
+        await self.store.append_action(game_id, seq, action, **how)
+        self.claims += isinstance(action, Claim)
+        if self.claims == 2:
+            await self._freeze()
+
+    async def set_session_state(self, game_id: int, state: Any) -> None:
+        await self.store.set_session_state(game_id, state)
+        if len(state["claims"]["closed"]) == 2:  # both said nothing
+            await self._freeze()
+
+    async def _freeze(self) -> None:
+        self.frozen.set()
+        await asyncio.Event().wait()  # the process is gone
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+@pytest.mark.parametrize("answer", ["claim", "say nothing"])
+async def test_a_restart_right_after_the_last_claim_gives_the_next_decision_its_whole_timer(
+    db_dir: Path, answer: str
+) -> None:
+    """The last open claim window closes with its answer: the same write clears the
+    window's deadline. The process dies right after it, before the claims round wakes
+    up, and comes back long after: the next decision gets its whole timer, not the
+    grace period the window's long-past deadline would leave it."""
+    now = [1_000_000.0]
+    timers = Timers(nominate=120, vote=120, policy=120, power=120, claim=20, grace=30)
+    options = SessionOptions(timers=timers, substitute="selfish", suspicion=False)
+    path = db_dir / "last-claim.db"
+    store = await Storage.open(path)
+
+    def player(prompt: Prompt) -> int:
+        if prompt.kind is not PromptKind.CLAIM:
+            return scripted(prompt)
+        return 0 if answer == "claim" else len(prompt.options) - 1
+
+    stopping = StopsAfterTheLastAnswer(store)
+    manager = SessionManager(stopping, FakeFrontend(answer=player), clock=lambda: now[0])  # type: ignore[arg-type]
+    session = await manager.create(members(5), seed=5, options=options)
+    await asyncio.wait_for(stopping.frozen.wait(), 30)
+    await session.stop()
+    await store.close()
+
+    assert await _timer_after_restart(path, now, 1000) == pytest.approx(120, abs=1)
