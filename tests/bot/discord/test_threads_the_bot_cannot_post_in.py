@@ -207,8 +207,11 @@ async def test_demo_is_refused_where_the_bot_cannot_post(
     private = thread(table, alice, private=True)
     assert told(await alice.slash(private, "demo")) == texts.THREAD_ADD_BOT
     assert table.bot.games.game_in(private.id) is None
-    # A refusal is no demo: the channel's cooldown has not started.
+    # The demo runs on while we look: its AI waits 30 s before each move. Its narration
+    # is not paced, or `cancel` would wait out the 30 s the outbox sleeps after each post.
     monkeypatch.setitem(games_module.DEMO_PACE, "slow", 30.0)
+    monkeypatch.setattr(table.bot.games.frontend, "set_pace", lambda game_id, seconds: None)
+    # A refusal is no demo: the channel's cooldown has not started.
     table.env.backend.add_thread_member(private.id, table.env.backend.bot_user.id)
     started = await alice.slash(private, "demo", players=5, speed="slow")
     assert told(started) == texts.DEMO_STARTING
