@@ -135,7 +135,10 @@ async def test_anyone_may_ask_in_a_demo_within_the_channel_limit(
     table: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     alice, bob, carol = table.members[:3]
-    monkeypatch.setitem(games_module.DEMO_PACE, "slow", 30.0)  # it runs on while we ask
+    # It runs on while we ask: its AI waits 30 s before each move. Its narration is not
+    # paced, or `cancel` would wait out the 30 s the outbox sleeps after each post.
+    monkeypatch.setitem(games_module.DEMO_PACE, "slow", 30.0)
+    monkeypatch.setattr(table.bot.games.frontend, "set_pace", lambda game_id, seconds: None)
     started = await alice.slash(table.channel, "demo", players=5, speed="slow")
     assert told(started) == texts.DEMO_STARTING
     clock = driven(table)
