@@ -1,13 +1,15 @@
 """When a player's time runs out: the deadlines of a game's prompts.
 
-A deadline comes from the phase's timer (`bot.timers`), is stored whenever it changes
-(a restart resumes it, with a grace period: time the bot was down is not the player's
-fault), and starts only once the table can see the prompt: a slow front-end (Discord
-retrying, rate limits) moves it by the delay. It is cleared once its prompts are over
-(with the answer that ends the decision, at the end of a claim window): a restart
-resumes whatever deadline is stored, and one left behind would cut the next prompts'
-time to the grace period. `GameSession` asks this collaborator and keeps none of that
-arithmetic itself.
+A deadline comes from the phase's timer (`bot.timers`), is stored whenever it changes,
+and starts only once the table can see the prompt: a slow front-end (Discord retrying,
+rate limits) moves it by the delay. Time the bot was down is not the player's fault: a
+clean stop (a deploy) or a pause *stops the clock*, storing the time left, and the
+resumed decision gets that time; a killed bot could not, and its stored deadline holds.
+Either way a restart grants a grace period at least (the prompt is shown anew). A
+deadline is cleared once its prompts are over (with the answer that ends the decision,
+at the end of a claim window): a restart resumes whatever deadline is stored, and one
+left behind would cut the next prompts' time to the grace period. `GameSession` asks
+this collaborator and keeps none of that arithmetic itself.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ VISIBLE_SLACK_S = 0.5
 # A prompt still not shown after this long: its clock runs anyway (the front-end is
 # failing, and the game must not wait forever on it).
 MAX_UNSEEN_S = 300.0
+# A stopped clock with more than this left is damage: no timer comes near a day.
+MAX_LEFT_S = 86_400.0
 
 
 class DeadlineStore(Protocol):
@@ -57,6 +61,7 @@ class Deadlines:
         clock: Callable[[], float] = time.time,
         resumed: float | None = None,
         resuming: bool = False,
+        left: float | None = None,
     ) -> None:
         self.game_id = game_id
         self.clock = clock
@@ -67,6 +72,25 @@ class Deadlines:
         self._resuming = resuming  # the next deadline is the one that was running
         self.stored: float | None = resumed  # the deadline in the database now
         self._asked_at = 0.0  # when the prompts being timed were queued (monotonic)
+        # The stored deadline's clock, stopped with `left` seconds on it (None: running).
+        self._left = left if resumed is not None else None
+
+    @property
+    def stopped(self) -> dict[str, float] | None:
+        """The stopped clock, JSON-ready for the session's bookkeeping: the deadline it
+        belongs to and the seconds that were left on it (None: no clock stopped)."""
+        if self._left is None or self.stored is None:
+            return None
+        return {"deadline": self.stored, "left": self._left}
+
+    def stop_clock(self) -> bool:
+        """The game stops being driven (a clean stop, a pause): keep the time left on the
+        running deadline, saying whether that stopped a clock (False: none ran, or it
+        was stopped already: a paused game stopped later was not played meanwhile)."""
+        if self.stored is None or self._left is not None:
+            return False
+        self._left = max(0.0, self.stored - self.clock())
+        return True
 
     def next(self, limit: float | None) -> float | None:
         """The deadline of the prompts about to be issued, `limit` seconds from now
@@ -77,7 +101,8 @@ class Deadlines:
             self._resuming = False
             stored = self.stored
             if stored is not None and limit is not None:
-                return max(stored, now + self._grace)
+                running = stored if self._left is None else now + self._left
+                return max(running, now + self._grace)
         return None if limit is None else now + limit
 
     async def store(self, deadline: float | None) -> None:
@@ -85,12 +110,14 @@ class Deadlines:
         if deadline == self.stored:
             return
         self.stored = deadline
+        self._left = None  # a new deadline: its clock runs
         if self._store is not None:
             await self._store.set_deadline(self.game_id, deadline)
 
     def forget(self) -> None:
         """The stored deadline was cleared with the action that ended its decision."""
         self.stored = None
+        self._left = None
 
     def watch(self, wake: Callable[[], None]) -> asyncio.Future[float]:
         """A future that resolves when the table can see every prompt queued so far;
@@ -124,3 +151,24 @@ class Deadlines:
     def remaining(self, deadline: float | None) -> float | None:
         """Seconds left until `deadline` (None: no limit)."""
         return None if deadline is None else max(0.0, deadline - self.clock())
+
+
+def time_left(game_id: int, stopped: object, deadline: float | None) -> float | None:
+    """The seconds left on `deadline`'s clock when the game stopped being driven, read
+    from a stored `Deadlines.stopped`: none stored (the bot was killed), or stored for
+    another deadline, is none (the stored deadline holds); a value that does not read is
+    none too, with a warning that names the game, never the value."""
+    if stopped is None or deadline is None:
+        return None
+    left = stopped.get("left") if isinstance(stopped, dict) else None
+    at = stopped.get("deadline") if isinstance(stopped, dict) else None
+    if (
+        not isinstance(left, (int, float))
+        or not isinstance(at, (int, float))
+        or isinstance(left, bool)
+        or not 0.0 <= left <= MAX_LEFT_S
+    ):
+        log.warning("game %d: the stored stopped clock does not read; read as running", game_id)
+        return None
+    # Kept as JSON beside the deadline's own column: equal to the bit, a margin costs nothing.
+    return float(left) if abs(at - deadline) < 1e-3 else None

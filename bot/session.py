@@ -73,7 +73,7 @@ from .ai_seats import AISeats, stand_in
 from .analysis import reveal_of, suspicion_after
 from .claim_windows import ClaimWindows, closed_at, new_claim_windows
 from .claims_round import ClaimsPorts, ClaimsRound
-from .deadlines import Deadlines
+from .deadlines import Deadlines, time_left
 from .errors import failure_cause
 from .narrate import narrate
 from .outbox import Message, Outbox, Resumed, Withdrawal
@@ -118,6 +118,8 @@ ASKED_AGAIN_WITHIN_S = 10.0
 # The game is stored finished once its reveal is shown, or after this long at most (a
 # front-end held back by a missing permission must not hold back the stats too).
 REVEAL_WAIT_S = 60.0
+# A stop waits this long at most to store the time left on a player's clock.
+STOP_WRITE_S = 5.0
 
 # Public events after which front-ends that draw the board should redraw it.
 BOARD_EVENTS = (
@@ -239,6 +241,7 @@ class _Resume:
     unshown: tuple[ev.Event, ...] = ()  # what the later actions caused, to announce again
     notes: dict[str, Any] = field(default_factory=dict)  # the front-end's (`GameSession.note`)
     stand_ins: set[int] = field(default_factory=set)  # timed-out seats an AI decides `turn` for
+    left: float | None = None  # seconds left on `deadline`'s clock when it stopped (None: ran on)
 
 
 class GameSession:
@@ -346,6 +349,7 @@ class GameSession:
             clock=clock,
             resumed=resume.deadline if resume else None,
             resuming=resume is not None,
+            left=resume.left if resume else None,
         )
         self._claims_round = ClaimsRound(  # offers the claim windows between two decisions
             game,
@@ -442,6 +446,7 @@ class GameSession:
                 tuple(game.events_since(shown)),
                 _read_notes(game_id, state or {}),
                 stand_ins,
+                time_left(game_id, (state or {}).get("clock"), deadline),
             ),
         )
 
@@ -622,6 +627,12 @@ class GameSession:
                 task.cancel()
         pending = [t for t in (self._task, *self._tasks, *self.ai.tasks) if t]
         await asyncio.gather(*pending, return_exceptions=True)
+        if not self.is_over and self._deadlines.stop_clock():
+            # The time the bot is down is not the player's; a database that hangs must
+            # not hold the shutdown (the stored deadline then holds, as after a kill).
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STOP_WRITE_S):
+                    await self._save_state()
         # Show what was already decided, unless the front-end hangs; the rest is shown
         # after the restart (the stored cursor says what was not).
         await self._outbox.finish(5.0)
@@ -699,6 +710,7 @@ class GameSession:
         async with self._lock:
             self.pause_reason = cause
             self._asked = None
+            self._deadlines.stop_clock()  # nobody can answer while it is paused
             # Prompts stay open, as across a restart: their buttons answer that the game is
             # paused, and work again once it is resumed (prompt ids derive from the game).
             self._post_notice(self.paused_text())
@@ -711,6 +723,8 @@ class GameSession:
                         self.game_id,
                         type(store_exc).__name__,
                     )
+                else:  # and its stopped clock (a store failing now is not asked twice)
+                    await self._save_state()
         outbox = self._outbox
         if isinstance(root, PermissionLost) and outbox.blocked is None and outbox.lost is None:
             # The permission came back while the game task was busy, before this pause:
@@ -1330,6 +1344,8 @@ class GameSession:
             state["stand_ins"] = {"turn": self._turn, "seats": sorted(self._stand_ins)}
         if self._notes:
             state["notes"] = copy.deepcopy(self._notes)
+        if (stopped := self._deadlines.stopped) is not None:
+            state["clock"] = stopped
         return state
 
     async def _save_state(self) -> None:

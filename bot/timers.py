@@ -34,7 +34,7 @@ class Timers:
     power: float | None = 120.0  # investigate, special election, execute
     claim: float | None = 20.0  # the optional claim window after a session, peek or probe
     max_expiries: int = 2  # expiries in a row before an agent takes the seat for good
-    grace: float = 30.0  # a deadline that passed while the bot was down gets this much
+    grace: float = 30.0  # a resumed decision gets at least this much (its prompt is shown anew)
 
     @classmethod
     def off(cls) -> Timers:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import time
 
-from bot.deadlines import VISIBLE_SLACK_S, Deadlines
+import pytest
+
+from bot.deadlines import VISIBLE_SLACK_S, Deadlines, time_left
 
 
 class Written:
@@ -36,7 +38,10 @@ class Shown:
 
 
 def deadlines(
-    now: list[float], resumed: float | None = None, resuming: bool = False
+    now: list[float],
+    resumed: float | None = None,
+    resuming: bool = False,
+    left: float | None = None,
 ) -> tuple[Deadlines, Written, Shown]:
     store, shown = Written(), Shown()
     clock = Deadlines(
@@ -48,6 +53,7 @@ def deadlines(
         clock=lambda: now[0],
         resumed=resumed,
         resuming=resuming,
+        left=left,
     )
     return clock, store, shown
 
@@ -70,6 +76,39 @@ async def test_after_a_restart_the_running_deadline_holds_with_a_grace_period() 
     clock, _, _ = deadlines(now, resumed=1010.0, resuming=True)
     assert clock.next(60.0) == 1030.0  # nearly over when the bot went down: the grace
     assert clock.next(60.0) == 1060.0  # only the first decision after the restart
+
+
+async def test_a_clock_stopped_with_the_game_keeps_its_time_left_across_the_downtime() -> None:
+    """A clean stop (a deploy) or a pause stops the clock: however long the game is not
+    driven, the resumed decision gets the time that was left (the grace at least)."""
+    now = [1000.0]
+    clock, _, _ = deadlines(now)
+    await clock.store(1090.0)
+    now[0] = 1010.0
+    assert clock.stop_clock()
+    assert clock.stopped == {"deadline": 1090.0, "left": 80.0}
+    now[0] = 1050.0
+    assert not clock.stop_clock()  # a paused game stopped again later: the pause's holds
+    assert clock.stopped == {"deadline": 1090.0, "left": 80.0}
+
+    now[0] = 9000.0  # hours later
+    resumed, _, _ = deadlines(now, resumed=1090.0, resuming=True, left=80.0)
+    assert resumed.stopped == {"deadline": 1090.0, "left": 80.0}  # until a new deadline
+    assert resumed.next(90.0) == 9080.0
+    await resumed.store(9080.0)
+    assert resumed.stopped is None  # the clock runs again
+    short, _, _ = deadlines(now, resumed=1090.0, resuming=True, left=5.0)
+    assert short.next(90.0) == 9030.0  # the grace at least: the prompt is shown anew
+
+
+async def test_a_clock_stops_only_while_a_deadline_runs() -> None:
+    now = [1000.0]
+    clock, _, _ = deadlines(now)
+    assert not clock.stop_clock()  # nobody's clock runs (an AI's turn, an untimed game)
+    assert clock.stopped is None
+    await clock.store(990.0)
+    assert clock.stop_clock()  # already passed: nothing left, the grace comes on resume
+    assert clock.stopped == {"deadline": 990.0, "left": 0.0}
 
 
 async def test_a_deadline_is_stored_only_when_it_changes() -> None:
@@ -132,3 +171,29 @@ async def test_after_a_restart_a_cleared_deadline_is_not_resumed() -> None:
     await clock.store(None)
     assert clock.next(60.0) == 1060.0
     assert store.writes == [None]
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [{"deadline": 1090.0, "left": "80"}, {"deadline": 1090.0, "left": True}, [1090.0, 80.0]]
+    + [{"deadline": 1090.0, "left": x} for x in (float("nan"), -1.0, 1e9)]
+    + [{"left": 80.0}],
+    ids=["text", "bool", "list", "nan", "negative", "absurd", "no deadline"],
+)
+def test_a_stored_stopped_clock_that_does_not_read_is_read_as_running(
+    stored: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A damaged row: the stored deadline holds (a grace at least), with a warning that
+    names the game, never the value."""
+    assert time_left(7, stored, 1090.0) is None
+    assert [r.getMessage() for r in caplog.records] == [
+        "game 7: the stored stopped clock does not read; read as running"
+    ]
+
+
+def test_a_stopped_clock_counts_only_for_its_own_deadline() -> None:
+    stopped = {"deadline": 1090.0, "left": 80.0}
+    assert time_left(7, stopped, 1090.0) == 80.0
+    assert time_left(7, stopped, 2000.0) is None  # a later deadline was stored: it runs
+    assert time_left(7, None, 1090.0) is None  # the bot was killed: nothing stopped
+    assert time_left(7, stopped, None) is None  # no deadline at all

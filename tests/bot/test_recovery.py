@@ -302,11 +302,14 @@ async def test_a_click_just_after_a_restart_waits_for_its_prompt_to_be_asked_aga
     await store.close()
 
 
-async def test_a_deadline_missed_while_down_gets_a_grace_period(db_dir: Path) -> None:
+async def test_a_clean_restart_keeps_the_time_left_on_the_clock(db_dir: Path) -> None:
+    """A deploy stops the bot cleanly: the time the bot was down is not the player's.
+    Before, the stored deadline ran on while the bot was down (an hour's downtime left
+    the 30-s grace; 50 s of it took 50 s off the player's 120)."""
     now = [1_000_000.0]
     timers = Timers(nominate=120, vote=90, policy=90, power=120, claim=20, grace=30)
     options = SessionOptions(timers=timers, substitute="selfish")
-    path = db_dir / "grace.db"
+    path = db_dir / "left.db"
     store = await Storage.open(path)
     manager = SessionManager(store, FakeFrontend(), clock=lambda: now[0])
     session = await manager.create(members(5), seed=5, options=options)
@@ -314,18 +317,54 @@ async def test_a_deadline_missed_while_down_gets_a_grace_period(db_dir: Path) ->
     await until(lambda: bool(session.open_prompts(president)))
     [prompt] = session.open_prompts(president)
     assert prompt.deadline == 1_000_120.0
-    assert (await store.load_game(session.game_id)).deadline == 1_000_120.0
+    now[0] = 1_000_020.0  # 100 s left when the bot stops
     await manager.shutdown()
     await store.close()
 
-    for down_until, expected in ((1_000_050.0, 1_000_120.0), (1_009_000.0, 1_009_030.0)):
+    # Down 50 s, then (stopped again at once) down for hours, then 95 s into the clock
+    # with 25 s left: the grace at least.
+    runs = ((1_000_070.0, 0.0, 1_000_170.0), (1_009_000.0, 95.0, 1_009_100.0))
+    for down_until, used, expected in (*runs, (1_020_000.0, 0.0, 1_020_030.0)):
         now[0] = down_until
         store = await Storage.open(path)
-        fake = FakeFrontend()
-        restarted = SessionManager(store, fake, clock=lambda: now[0])
+        restarted = SessionManager(store, FakeFrontend(), clock=lambda: now[0])
         [resumed] = await restarted.recover()
         await until(lambda s=resumed: bool(s.open_prompts(president)))  # type: ignore[misc]
         [prompt] = resumed.open_prompts(president)
+        assert prompt.kind is PromptKind.ACTION and prompt.id == "a0"
+        assert prompt.deadline == expected
+        assert (await store.load_game(resumed.game_id)).deadline == expected
+        now[0] += used
+        await restarted.shutdown()
+        await store.close()
+
+
+async def test_a_deadline_missed_while_killed_gets_a_grace_period(db_dir: Path) -> None:
+    """A killed bot stops no clock (it cannot say when it died): the stored deadline
+    holds, and one that passed while the bot was down gets the grace period."""
+    now = [1_000_000.0]
+    timers = Timers(nominate=120, vote=90, policy=90, power=120, claim=20, grace=30)
+    options = SessionOptions(timers=timers, substitute="selfish")
+    path = db_dir / "grace.db"
+    for down_until, expected in ((1_000_050.0, 1_000_120.0), (1_009_000.0, 1_009_030.0)):
+        now[0] = 1_000_000.0
+        path.unlink(missing_ok=True)
+        store = await Storage.open(path)
+        manager = SessionManager(store, FakeFrontend(), clock=lambda: now[0])
+        session = await manager.create(members(5), seed=5, options=options)
+        seat = session.game.president
+        await until(lambda s=session, p=seat: bool(s.open_prompts(p)))  # type: ignore[misc]
+        assert (await store.load_game(session.game_id)).deadline == 1_000_120.0
+        await store.close()  # kill -9: nothing more is written
+        with contextlib.suppress(Exception):
+            await manager.shutdown()
+
+        now[0] = down_until
+        store = await Storage.open(path)
+        restarted = SessionManager(store, FakeFrontend(), clock=lambda: now[0])
+        [resumed] = await restarted.recover()
+        await until(lambda s=resumed, p=seat: bool(s.open_prompts(p)))  # type: ignore[misc]
+        [prompt] = resumed.open_prompts(seat)
         assert prompt.kind is PromptKind.ACTION and prompt.id == "a0"
         assert prompt.deadline == expected
         await restarted.shutdown()

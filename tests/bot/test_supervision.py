@@ -27,9 +27,10 @@ from bot.agent_port import CLAIM_BUDGET_S, DEFAULT_BUDGET_S, InProcessAgents
 from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
 from bot.ports import Post, SessionRefusal, Table
-from bot.session import GameSession
+from bot.session import GameSession, SessionOptions
 from bot.storage import Storage
-from engine import Action, Claim, Nominate, PlayerView
+from bot.timers import Timers
+from engine import Action, Claim, Nominate, PlayerView, Vote
 
 from .conftest import UNTIMED, members, until
 
@@ -279,6 +280,56 @@ async def test_a_game_whose_task_dies_is_paused_then_resumed_by_a_host(
     await until(lambda: manager.get(gid) is None)
     with pytest.raises(ValueError, match="not paused"):
         await manager.resume_paused(gid)
+
+
+class FailsOnABallot:
+    """The real storage, except that the first AI ballot's write fails: the game task
+    dies while the human's vote clock runs."""
+
+    def __init__(self, store: Storage) -> None:
+        self.store = store
+        self.failed = False
+
+    async def append_action(self, game_id: int, seq: int, action: Action, **how: Any) -> None:
+        if not self.failed and isinstance(action, Vote) and action.seat != 0:
+            self.failed = True
+            raise RuntimeError("the disk is full")
+        await self.store.append_action(game_id, seq, action, **how)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+async def test_a_paused_game_keeps_the_time_left_on_its_clock(session_store: Storage) -> None:
+    """Nobody can answer a paused game: its clock stops. Before, the stored deadline ran
+    on, and a game paused for an hour gave the player the 30-s grace on /resume."""
+    now = [1_000_000.0]
+    timers = Timers(nominate=120, vote=90, policy=90, power=120, claim=20, grace=30)
+    options = SessionOptions(timers=timers, substitute="selfish", suspicion=False)
+    manager = SessionManager(
+        FailsOnABallot(session_store),  # type: ignore[arg-type]
+        FakeFrontend(),
+        clock=lambda: now[0],
+    )
+    session = await manager.create(
+        members(1), players=5, fill_with_ai=True, seed=7, options=options, channel_id=CHANNEL
+    )
+    if session.game.president == 0:  # the human nominates: the AIs vote next
+        await until(lambda: bool(session.open_prompts(0)))
+        await session.submit(0, Nominate(0, session.game.eligible_chancellors()[0]))
+    await asyncio.wait_for(session.wait(), 30)
+    assert session.paused
+    [ballot] = session.open_prompts(0)
+    assert ballot.deadline == 1_000_090.0
+
+    now[0] = 1_003_600.0  # an hour later, a host resumes it
+    resumed = await manager.resume_paused(session.game_id)
+    try:
+        await until(lambda: bool(resumed.open_prompts(0)))
+        [ballot] = resumed.open_prompts(0)
+        assert ballot.deadline == 1_003_690.0  # the 90 s that were left
+    finally:
+        await manager.shutdown()
 
 
 async def test_a_restart_resumes_a_paused_game(db_dir: Path) -> None:
