@@ -166,17 +166,7 @@ class SecretHitlerBot(commands.AutoShardedBot, GameBot):
         """Sync the app commands; if Discord or the network fails, run all the same (it
         keeps the commands it has: only a changed command waits) and try again beside
         the bot, rather than exit and stop the games resumed a moment ago."""
-        try:
-            await self.sync_commands()
-        except SEND_FAULTS as exc:
-            if not _worth_retrying(exc):  # e.g. a command Discord rejects: a bug of ours
-                log.error("the app commands were not synced (%s)", fault_words(exc))
-                return
-            log.warning(
-                "the app commands were not synced (%s): tried again in %.0f s",
-                fault_words(exc),
-                SYNC_RETRY_S,
-            )
+        if not await self._sync_once(retry_in=SYNC_RETRY_S):
             self._sync_retry = asyncio.create_task(self._sync_later())
 
     async def _sync_later(self) -> None:
@@ -184,19 +174,27 @@ class SecretHitlerBot(commands.AutoShardedBot, GameBot):
         wait = SYNC_RETRY_S
         while True:
             await asyncio.sleep(wait)
-            try:
-                await self.sync_commands()
+            wait = min(wait * 2, SYNC_RETRY_MAX_S)
+            if await self._sync_once(retry_in=wait):
                 return
-            except SEND_FAULTS as exc:
-                if not _worth_retrying(exc):
-                    log.error("the app commands were not synced (%s)", fault_words(exc))
-                    return
-                wait = min(wait * 2, SYNC_RETRY_MAX_S)
-                log.warning(
-                    "the app commands were not synced (%s): tried again in %.0f s",
-                    fault_words(exc),
-                    wait,
-                )
+
+    async def _sync_once(self, *, retry_in: float) -> bool:
+        """Sync once, saying whether that is the end of it: synced, or refused for good
+        (e.g. a command Discord rejects: a bug of ours). False: a fault worth trying
+        again in `retry_in` seconds (both logged)."""
+        try:
+            await self.sync_commands()
+        except SEND_FAULTS as exc:
+            if not _worth_retrying(exc):
+                log.error("the app commands were not synced (%s)", fault_words(exc))
+                return True
+            log.warning(
+                "the app commands were not synced (%s): tried again in %.0f s",
+                fault_words(exc),
+                retry_in,
+            )
+            return False
+        return True
 
     async def sync_commands(self) -> None:
         """Register the app commands: on the dev guild only if set (instant), else globally."""
