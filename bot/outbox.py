@@ -7,7 +7,8 @@ delivers the messages one at a time, in the order they were put, so the table re
 story in order however slow the front-end is, and the game never waits for it.
 
 What was delivered is remembered as a cursor, `shown`: the number of stored actions
-whose every message reached the front-end. The session stores it with its bookkeeping;
+whose every message reached the front-end (-1 while the game's opening has not: a new
+game's session starts it there). The session stores it with its bookkeeping;
 after a restart it announces again what the actions past the cursor caused, so a crash
 between storing an action and showing it loses nothing.
 

@@ -118,6 +118,9 @@ ASKED_AGAIN_WITHIN_S = 10.0
 # The game is stored finished once its reveal is shown, or after this long at most (a
 # front-end held back by a missing permission must not hold back the stats too).
 REVEAL_WAIT_S = 60.0
+# The delivery cursor of a game whose opening (the first post, every player's role) is
+# not shown yet: 0 says the opening was, and no action's messages.
+OPENING_UNSHOWN = -1
 # A stop waits this long at most to store the time left on a player's clock.
 STOP_WRITE_S = 5.0
 
@@ -335,7 +338,7 @@ class GameSession:
         self._outbox = Outbox(
             game_id,
             frontend,
-            shown=resume.shown if resume else 0,
+            shown=resume.shown if resume else OPENING_UNSHOWN,
             on_fault=self._delivery_fault,
             on_restored=self._delivery_restored,
             on_shown=self._shown,
@@ -443,7 +446,7 @@ class GameSession:
                 fallbacks,
                 notice,
                 shown,
-                tuple(game.events_since(shown)),
+                tuple(game.events if shown == OPENING_UNSHOWN else game.events_since(shown)),
                 _read_notes(game_id, state or {}),
                 stand_ins,
                 time_left(game_id, (state or {}).get("clock"), deadline),
@@ -1470,9 +1473,10 @@ def _read_state(
     state: Mapping[str, Any], turn: int, players: int, actions: int
 ) -> tuple[dict[int, int], set[int], int, int]:
     """The timeout streaks, the claim windows closed at decision `turn`, the AI
-    fallbacks counted so far and how many of the `actions` the table was shown, read
-    from a stored `GameSession.state()`; whatever does not fit the game is dropped (a
-    game stored before the cursor existed counts as shown)."""
+    fallbacks counted so far and how many of the `actions` the table was shown
+    (`OPENING_UNSHOWN`: not even the opening), read from a stored `GameSession.state()`;
+    whatever does not fit the game is dropped (a game stored before the cursor existed
+    counts as shown, unless it has no action yet: its opening is shown again)."""
     expiries: dict[int, int] = {}
     raw = state.get("expiries")
     if isinstance(raw, dict):
@@ -1486,7 +1490,9 @@ def _read_state(
         expiries,
         closed,
         fallbacks if type(fallbacks) is int and fallbacks > 0 else 0,
-        shown if type(shown) is int and 0 <= shown <= actions else actions,
+        shown
+        if type(shown) is int and OPENING_UNSHOWN <= shown <= actions
+        else actions or OPENING_UNSHOWN,
     )
 
 

@@ -25,7 +25,7 @@ from agents.behaviour import FITTED_PATH as BEHAVIOUR_FIT
 from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
 from bot.narrate import narrate
-from bot.ports import PromptKind, Reveal, StalePrompt, Table
+from bot.ports import Post, PromptKind, Reveal, StalePrompt, Table
 from bot.session import GameSession, SessionOptions
 from bot.storage import Storage
 from bot.timers import Timers
@@ -237,6 +237,66 @@ def _public_lines(reference: Game, index: int, labels: list[str]) -> list[str]:
     ).replay()
     events = game.apply(reference.actions[index])
     return [line for e in events if e.audience is None and (line := narrate(e, labels))]
+
+
+@pytest.mark.parametrize("killed", ["storing the bookkeeping", "after storing it"])
+async def test_a_game_killed_before_its_opening_was_shown_shows_it_after_the_restart(
+    db_dir: Path, killed: str
+) -> None:
+    """The game is stored, its opening (the table's first post, every player's role) is
+    on its way, and the process dies: after the restart the table sees the opening and
+    each player learns their role. Before, the delivery cursor could not tell "nothing
+    shown" from "the opening shown" (both 0): nobody was told their role."""
+
+    class Hangs(FakeFrontend):
+        async def post(self, table: Table, post: Post) -> None:
+            await asyncio.Event().wait()  # the process dies before it is shown
+
+    class Dies:
+        """The real storage, until the process is killed: nothing more is written."""
+
+        def __init__(self, store: Storage) -> None:
+            self.store, self.writing = store, asyncio.Event()
+
+        async def set_session_state(self, game_id: int, state: Any) -> None:
+            self.writing.set()
+            if killed == "storing the bookkeeping":
+                await asyncio.Event().wait()
+            await self.store.set_session_state(game_id, state)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.store, name)
+
+    path = db_dir / "opening.db"
+    store = await Storage.open(path)
+    hangs, dies = Hangs(), Dies(store)
+    session = await SessionManager(dies, hangs).create(  # type: ignore[arg-type]
+        members(5), seed=12, options=UNTIMED
+    )
+    await asyncio.wait_for(dies.writing.wait(), 10)
+    if killed == "after storing it":
+        await until(lambda: bool(session.open_prompts(session.game.president)))
+    assert not hangs.of(session.game_id, "post")  # nothing reached the table
+    await store.close()  # kill -9: nothing more is written
+    with contextlib.suppress(Exception):
+        await session.stop()
+
+    store = await Storage.open(path)
+    fake = FakeFrontend()
+    restarted = SessionManager(store, fake)
+    try:
+        [resumed] = await restarted.recover()
+        await until(lambda: bool(fake.prompts(resumed.game_id)))
+        await fake.settle()
+        labels, public = resumed.table.labels, "\n".join(fake.public_text(resumed.game_id))
+        opening = [narrate(e, labels) for e in resumed.game.events if e.audience is None]
+        assert all(line in public for line in opening if line), (opening, public)
+        for seat in range(5):
+            told = [e for p in fake.told(resumed.game_id, seat) for e in p.events]
+            assert [type(e) for e in told] == [ev.RoleDealt], (seat, told)
+    finally:
+        await restarted.shutdown()
+        await store.close()
 
 
 async def test_acknowledged_votes_survive_and_every_voter_is_asked_again(
