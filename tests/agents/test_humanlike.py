@@ -7,6 +7,7 @@ not from the agent's own bookkeeping: what a table would see it do.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 import pytest
 
@@ -96,10 +97,11 @@ def _since_window(events: list[ev.Event]) -> list[ev.Event]:
     return []
 
 
-def _rates(spec: str, games: int = 120) -> Counter[str]:
+def _rates(spec: str, games: int = 120, sizes: Sequence[int] = range(5, 11)) -> Counter[str]:
+    """The habits of `games` games (fixed seeds: deterministic), of each size in turn."""
     total: Counter[str] = Counter()
     for seed in range(games):
-        players = 5 + seed % 6
+        players = sizes[seed % len(sizes)]
         total += _habits(play_game([spec] * players, seed=1000 + seed).record)
     return total
 
@@ -108,21 +110,27 @@ def _rates(spec: str, games: int = 120) -> Counter[str]:
 def test_each_play_habit_fires_at_about_its_rate(habit: str) -> None:
     for rate, low, high in ((0.0, 0.0, 0.0), (0.5, 0.3, 0.7), (1.0, 1.0, 1.0)):
         quiet = "silent=0,late=0"
-        # A Fascist investigating a teammate is rare: more games for that habit.
-        counts = _rates(f"humanlike:{habit}={rate},{quiet}", 500 if habit == "honest" else 120)
+        spec = f"humanlike:{habit}={rate},{quiet}"
+        # A Fascist investigating a teammate is rare, and needs the investigate power:
+        # more games, of 9 or 10 players (two investigations; 5 or 6 players have none).
+        # About 70 chances: at rate 0.5 the standard error is 0.06, the band 3.3 of them.
+        counts = _rates(spec, 240, (9, 10)) if habit == "honest" else _rates(spec)
         assert counts[habit] >= 20, (habit, counts)
         share = counts[habit + "+"] / counts[habit]
         assert low <= share <= high, (habit, rate, share, counts)
 
 
 def test_liberal_lies_and_late_or_missing_claims_follow_their_rates() -> None:
-    truthful = _rates("humanlike:lie=0,silent=0,late=0")
+    # 60 games: about 550 Liberal claims. The lie rate's standard error is 0.02 (the band
+    # is 9 of them); the silence ratio's, game lengths varying too, about 0.05 (3.6).
+    games = 60
+    truthful = _rates("humanlike:lie=0,silent=0,late=0", games)
     assert truthful["lie"] > 100 and truthful["lie+"] == 0 and truthful["late+"] == 0
-    lying = _rates("humanlike:lie=0.5,silent=0,late=0")
+    lying = _rates("humanlike:lie=0.5,silent=0,late=0", games)
     assert 0.3 <= lying["lie+"] / lying["lie"] <= 0.7, lying
-    late = _rates("humanlike:lie=0,silent=0,late=1")
+    late = _rates("humanlike:lie=0,silent=0,late=1", games)
     assert late["late+"] > 0.8 * late["lie"], late  # nearly every Liberal claim comes late
     # Silence: with silent=1 no Liberal ever claims; at 0.5 about half the windows stay shut.
-    assert _rates("humanlike:silent=1")["lie"] == 0
-    half = _rates("humanlike:silent=0.5,late=0")["lie"]
+    assert _rates("humanlike:silent=1", games)["lie"] == 0
+    half = _rates("humanlike:silent=0.5,late=0", games)["lie"]
     assert 0.3 * truthful["lie"] <= half <= 0.7 * truthful["lie"], (half, truthful["lie"])
