@@ -51,6 +51,22 @@ DEFAULT_DB = "data/shbot.db"  # the same default as the Discord bot (bot.config)
 DEFAULT_PACE_S = 1.5  # `shbot play`'s AI pace: the Discord bot's AI_PACE default (bot.config)
 MAX_PACE_S = 60.0
 MAX_NAME = 32  # `--name`: as long as a Discord display name may be
+# A new game's options, applied after parsing: the parser's defaults are None, so that
+# `--resume` can tell an option that was given (the stored game's own: refused).
+DEFAULT_PLAYERS = 7
+DEFAULT_AGENT = "belief"
+DEFAULT_VARIANT = "standard"
+DEFAULT_SEAT = 0
+DEFAULT_NAME = "You"
+# The options a stored game keeps (its dest: its flag); `--resume` takes them from it.
+STORED_OPTIONS = {
+    "players": "--players",
+    "seat": "--seat",
+    "seed": "--seed",
+    "agent": "--agent",
+    "variant": "--variant",
+    "name": "--name",
+}
 
 
 def player_count(text: str) -> int:
@@ -103,10 +119,11 @@ def agent_spec(text: str) -> str:
 
 _AGENT_HELP = (
     "the AI players' agent: a name with an optional budget, e.g. selfish, belief, "
-    "ismcts:iterations=10000, belief-ismcts:seconds=2 (default: %(default)s)"
+    f"ismcts:iterations=10000, belief-ismcts:seconds=2 (default: {DEFAULT_AGENT})"
 )
 _VARIANT_HELP = (
-    "standard rules, or rebalanced (secrethitler.io's 6/7/9-player setups) (default: %(default)s)"
+    "standard rules, or rebalanced (secrethitler.io's 6/7/9-player setups) "
+    f"(default: {DEFAULT_VARIANT})"
 )
 _IMAGES_HELP = (
     "write PNG pictures into DIR (created if missing): the board after each policy, "
@@ -148,13 +165,14 @@ def _subcommand(
 
 
 def _game_options(command: argparse.ArgumentParser) -> None:
-    """The options `demo` and `play` share: players, seed, agent, variant."""
+    """The options `demo` and `play` share: players, seed, agent, variant (default None:
+    `_new_game_defaults` fills them in for a new game; `--resume` refuses them)."""
     command.add_argument(
         "--players",
         type=player_count,
-        default=7,
+        default=None,
         metavar="5-10",
-        help="number of players (default: %(default)s)",
+        help=f"number of players (default: {DEFAULT_PLAYERS})",
     )
     command.add_argument(
         "--seed",
@@ -163,11 +181,9 @@ def _game_options(command: argparse.ArgumentParser) -> None:
         metavar="N",
         help="deal the same roles and deck again (default: a random seed, told at the end)",
     )
+    command.add_argument("--agent", type=agent_spec, default=None, metavar="SPEC", help=_AGENT_HELP)
     command.add_argument(
-        "--agent", type=agent_spec, default="belief", metavar="SPEC", help=_AGENT_HELP
-    )
-    command.add_argument(
-        "--variant", choices=["standard", "rebalanced"], default="standard", help=_VARIANT_HELP
+        "--variant", choices=["standard", "rebalanced"], default=None, help=_VARIANT_HELP
     )
 
 
@@ -208,7 +224,11 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: normal in a terminal, fast into a pipe or file)",
     )
     demo.add_argument(
-        "--resume", type=int, metavar="GAME_ID", help="carry on a stopped demo game instead"
+        "--resume",
+        type=int,
+        metavar="GAME_ID",
+        help="carry on a stopped demo game instead, with its own players, seed, agent and "
+        "variant (--speed and --images apply)",
     )
     demo.add_argument("--images", metavar="DIR", default=None, help=_IMAGES_HELP)
 
@@ -224,29 +244,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _game_options(play)
     play.add_argument(
-        "--seat", type=int, default=0, metavar="N", help="your seat, from 0 (default: 0)"
+        "--seat",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"your seat, from 0 (default: {DEFAULT_SEAT})",
     )
     play.add_argument(
         "--name",
         type=player_name,
-        default="You",
-        help=f"your name at the table, up to {MAX_NAME} characters (default: %(default)s)",
+        default=None,
+        help=f"your name at the table, up to {MAX_NAME} characters (default: {DEFAULT_NAME})",
     )
     play.add_argument(
         "--resume",
         type=int,
         metavar="GAME_ID",
-        help="carry on a stopped game instead, with the same seats",
+        help="carry on a stopped game instead, with the same seats, players, seed, agent, "
+        "variant and name (--pace and --images apply)",
     )
     play.add_argument("--images", metavar="DIR", default=None, help=_IMAGES_HELP)
     play.add_argument(
         "--pace",
         type=pace_seconds,
-        default=DEFAULT_PACE_S,
+        default=None,
         metavar="SECONDS",
         help="the AI's moves show no sooner than this, nor than its thinking budget, so "
         "how long it took does not tell what it holds; 0 shows them at once, and gives "
-        "that away (default: %(default)s)",
+        f"that away (default: {DEFAULT_PACE_S}; with --resume, the stored game's)",
     )
 
     cancel = _subcommand(
@@ -535,6 +560,9 @@ def _demo(args: argparse.Namespace) -> int:
 
     from .demo import resume_terminal, run_demo
 
+    if _stored_options_given(args, "demo"):
+        return 2
+    _new_game_defaults(args)
     speed = args.speed or ("normal" if sys.stdout.isatty() else "fast")
     db_path = database_target(args)
     images = images_directory(args)
@@ -678,6 +706,9 @@ def _play(args: argparse.Namespace) -> int:
 
     from .demo import play_terminal, resume_terminal
 
+    if _stored_options_given(args, "play"):
+        return 2
+    _new_game_defaults(args)
     if not 0 <= args.seat < args.players:
         print(
             f"shbot: seat {args.seat} does not exist with {args.players} players.", file=sys.stderr
@@ -695,6 +726,7 @@ def _play(args: argparse.Namespace) -> int:
                 db_path=db_path,
                 stop=stop,
                 images=images,
+                ai_pace_s=args.pace,  # None: the stored game's
             ),
         )
     return _terminal_game(
@@ -710,9 +742,42 @@ def _play(args: argparse.Namespace) -> int:
             db_path=db_path,
             stop=stop,
             images=images,
-            ai_pace_s=args.pace,
+            ai_pace_s=DEFAULT_PACE_S if args.pace is None else args.pace,
         ),
     )
+
+
+def _stored_options_given(args: argparse.Namespace, command: str) -> bool:
+    """Whether `--resume` came with options that are the stored game's own (its seats,
+    players, seed, agent, variant, name): if so, one line on stderr names them, and
+    nothing starts. They used to be dropped without a word (`play --resume 3 --seat 2`
+    carried on seat 0's game)."""
+    if getattr(args, "resume", None) is None:
+        return False
+    given = [flag for dest, flag in STORED_OPTIONS.items() if getattr(args, dest, None) is not None]
+    if not given:
+        return False
+    print(
+        f"shbot: {', '.join(given)} {'is' if len(given) == 1 else 'are'} the stored game's: "
+        f"`shbot {command} --resume {args.resume}` carries it on as it was set up; "
+        f"leave {'it' if len(given) == 1 else 'them'} out.",
+        file=sys.stderr,
+    )
+    return True
+
+
+def _new_game_defaults(args: argparse.Namespace) -> None:
+    """Fill in a new game's options that were not given (the parser leaves them None)."""
+    defaults = {
+        "players": DEFAULT_PLAYERS,
+        "agent": DEFAULT_AGENT,
+        "variant": DEFAULT_VARIANT,
+        "seat": DEFAULT_SEAT,
+        "name": DEFAULT_NAME,
+    }
+    for dest, value in defaults.items():
+        if hasattr(args, dest) and getattr(args, dest) is None:
+            setattr(args, dest, value)
 
 
 def _cancel(args: argparse.Namespace) -> int:

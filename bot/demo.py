@@ -150,10 +150,15 @@ async def resume_terminal(
     db_path: str | os.PathLike[str],
     stop: asyncio.Event | None = None,
     images: Path | None = None,
+    ai_pace_s: float | None = None,
 ) -> GameSession:
     """Carry on a stored terminal game (`shbot play --resume`, or `shbot demo --resume`
     with `player=False`) where it stopped, with the same seats: the local player's seat
     is the terminal's again, even if an AI took it when input closed.
+
+    This run's pace overrides the stored one, for this run only: a demo's AI keeps pace
+    with `delay`; a played game's AI takes `ai_pace_s` if given (`--pace`), else the
+    stored pace.
 
     Raises `NotHere` for a game that is over, a Discord channel's, or the other
     command's (a demo for `play`, a game with a local player for `demo`), and
@@ -178,7 +183,9 @@ async def resume_terminal(
             out, seat=local, read_line=read_line, delay=delay, images=images
         )
         if not player:  # the AI keeps pace with the narration, at this run's speed
-            stored = replace(stored, options={**stored.options, "ai_pace_s": delay})
+            ai_pace_s = delay
+        if ai_pace_s is not None:
+            stored = replace(stored, options={**stored.options, "ai_pace_s": ai_pace_s})
         options = options_of(stored)  # GameDamaged (one line) if they do not read
         specs = [s.agent for s in stored.seats if s.agent] + [options.substitute_spec]
         async with _agents_for(*specs) as agents:

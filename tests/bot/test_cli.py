@@ -439,7 +439,7 @@ def test_shbot_play_paces_the_ai_as_the_discord_bot_does(monkeypatch: pytest.Mon
     import bot.demo
     from bot.config import Config
 
-    assert cli.build_parser().parse_args(["play"]).pace == Config().ai_pace == cli.DEFAULT_PACE_S
+    assert Config().ai_pace == cli.DEFAULT_PACE_S
     paces: list[float] = []
 
     async def play_terminal(*args: Any, **kwargs: Any) -> None:
@@ -448,7 +448,8 @@ def test_shbot_play_paces_the_ai_as_the_discord_bot_does(monkeypatch: pytest.Mon
     monkeypatch.setattr(bot.demo, "play_terminal", play_terminal)
     monkeypatch.setattr(cli, "_terminal_game", lambda name, run: asyncio.run(run(None)) or 0)
     assert cli.main(["play", "--pace", "0.25"]) == 0
-    assert paces == [0.25]
+    assert cli.main(["play"]) == 0
+    assert paces == [0.25, cli.DEFAULT_PACE_S]
     for bad in ("-1", "61", "nan", "soon"):
         with pytest.raises(SystemExit):
             cli.build_parser().parse_args(["play", "--pace", bad])
@@ -488,3 +489,100 @@ def test_a_record_that_no_longer_replays_is_a_clear_line_that_quotes_no_move(
     assert f"Game #{finished} is damaged" in captured.err
     assert "does not replay" in captured.err and "Discard" not in captured.err
     assert str(action["policy"]).lower() not in captured.err.lower()
+
+
+@pytest.fixture
+def resumed(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """The keyword arguments `resume_terminal` was called with (replaced: no game runs)."""
+    import bot.demo
+
+    calls: list[dict[str, Any]] = []
+
+    async def resume_terminal(game_id: int, **kwargs: Any) -> None:
+        calls.append({"game_id": game_id, **kwargs})
+
+    monkeypatch.setattr(bot.demo, "resume_terminal", resume_terminal)
+    monkeypatch.setattr(cli, "_terminal_game", lambda name, run: asyncio.run(run(None)) or 0)
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["play", "--seat", "2"], ["--seat"]),
+        (["play", "--players", "5"], ["--players"]),
+        (["play", "--seed", "4"], ["--seed"]),
+        (["play", "--agent", "random"], ["--agent"]),
+        (["play", "--variant", "rebalanced"], ["--variant"]),
+        (["play", "--name", "Zoë"], ["--name"]),
+        (["play", "--seat", "0", "--players", "7", "--pace", "2"], ["--players", "--seat"]),
+        (["demo", "--players", "5"], ["--players"]),
+        (["demo", "--seed", "4", "--speed", "fast"], ["--seed"]),
+        (["demo", "--agent", "belief"], ["--agent"]),
+        (["demo", "--variant", "standard"], ["--variant"]),
+    ],
+)
+def test_resume_refuses_the_stored_game_s_own_options_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+    resumed: list[dict[str, Any]],
+    argv: list[str],
+    named: list[str],
+) -> None:
+    """`--resume` carries on the stored game with its own seats, players, seed, agent,
+    variant and name: one given with it (even equal to the default) is refused, not
+    silently dropped (`play --resume 3 --seat 2` used to play seat 0's game)."""
+    assert cli.main([*argv, "--resume", "3"]) == 2
+    assert resumed == []  # nothing started
+    err = capsys.readouterr().err
+    [line] = err.strip().splitlines()
+    assert line.startswith("shbot: ") and "stored game" in line
+    for option in named:
+        assert option in line
+    others = {"--seat", "--players", "--seed", "--agent", "--variant", "--name"} - set(named)
+    assert not any(f"{option} " in line or f"{option}," in line for option in others)
+
+
+def test_resume_takes_this_run_s_pace_and_speed_and_keeps_the_stored_ones_otherwise(
+    resumed: list[dict[str, Any]],
+) -> None:
+    assert cli.main(["play", "--resume", "3", "--pace", "0.25"]) == 0
+    assert cli.main(["play", "--resume", "3"]) == 0
+    assert cli.main(["demo", "--resume", "4", "--speed", "normal"]) == 0
+    assert [(c["game_id"], c["ai_pace_s"]) for c in resumed[:2]] == [(3, 0.25), (3, None)]
+    assert resumed[2]["game_id"] == 4 and resumed[2]["delay"] == cli.SPEEDS["normal"]
+
+
+def test_a_new_game_gets_the_documented_defaults(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The game options default to None in the parser (so `--resume` can tell one that
+    was given); a new game still gets the defaults `--help` states."""
+    import bot.demo
+    from engine import STANDARD
+
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+
+    async def record(*args: Any, **kwargs: Any) -> None:
+        calls.append((args, kwargs))
+
+    monkeypatch.setattr(bot.demo, "play_terminal", record)
+    monkeypatch.setattr(bot.demo, "run_demo", record)
+    monkeypatch.setattr(cli, "_terminal_game", lambda name, run: asyncio.run(run(None)) or 0)
+    assert cli.main(["play"]) == 0
+    assert cli.main(["demo"]) == 0
+    (play_args, play), (demo_args, demo) = calls
+    assert play_args == (7, 0, None)
+    assert play["agent"] == "belief" and play["name"] == "You" and play["variant"] == STANDARD
+    assert play["ai_pace_s"] == cli.DEFAULT_PACE_S
+    assert demo_args == (7, None) and demo["agent"] == "belief" and demo["variant"] == STANDARD
+    for command in ("play", "demo"):
+        with pytest.raises(SystemExit):
+            cli.main([command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert "None" not in text, command
+        assert "(default: 7)" in text and "(default: belief)" in text, command
+        assert "(default: standard)" in text, command
+    with pytest.raises(SystemExit):
+        cli.main(["play", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"(default: {cli.DEFAULT_PACE_S};" in text and "(default: You)" in text

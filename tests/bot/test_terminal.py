@@ -281,3 +281,38 @@ async def test_a_paced_terminal_game_shows_an_ai_move_no_sooner_than_its_budget(
     assert session.game.actions[0].seat != 4
     assert asked_after and asked_after[0] >= DEFAULT_BUDGET_S
     assert session.options.ai_pace_s == 0.01  # stored: `--resume` keeps the pace
+
+
+def stopped_at_the_first_question() -> tuple[asyncio.Event, Callable[[str], object]]:
+    """A stop event, and a reader that sets it at the first question (Ctrl-C there)."""
+    stop = asyncio.Event()
+
+    async def read_line(prompt: str) -> str:
+        stop.set()
+        await asyncio.Event().wait()
+        return "1"
+
+    return stop, read_line
+
+
+async def test_a_resumed_game_takes_the_pace_given_for_this_run(tmp_path: Path) -> None:
+    """`shbot play --resume ID --pace S` paces the AI at S from now on; without it, the
+    stored game's own pace goes on."""
+    from bot.demo import resume_terminal
+
+    db = tmp_path / "games.db"
+    stop, read_line = stopped_at_the_first_question()
+    session = await play_terminal(
+        5, seat=4, seed=2, agent="random", out=io.StringIO(), db_path=db,
+        read_line=read_line, stop=stop, ai_pace_s=0.0,  # type: ignore[arg-type]
+    )  # fmt: skip
+    paces = [session.options.ai_pace_s]
+    for pace in (None, 0.01, None):
+        stop, read_line = stopped_at_the_first_question()
+        session = await resume_terminal(
+            session.game_id, player=True, out=io.StringIO(), db_path=db,
+            read_line=read_line, stop=stop, ai_pace_s=pace,  # type: ignore[arg-type]
+        )  # fmt: skip
+        assert not session.game.is_over
+        paces.append(session.options.ai_pace_s)
+    assert paces == [0.0, 0.0, 0.01, 0.0]  # this run's only: the stored pace stays
