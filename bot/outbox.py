@@ -128,6 +128,7 @@ class Outbox:
         self.shown = shown  # actions whose every message was delivered
         self.blocked: DeliveryError | None = None  # why delivery waits, if it does
         self.lost: PlaceLost | None = None  # set once the game cannot be shown any more
+        self.dropped = 0  # messages given up undelivered when the delivery task ended
         self._on_fault = on_fault
         self._on_restored = on_restored
         self._on_shown = on_shown
@@ -204,16 +205,18 @@ class Outbox:
             self._barriers.append((self._put_count, future))
         return future
 
-    async def finish(self, timeout: float) -> None:
-        """Deliver what is queued (for at most `timeout` seconds), then stop."""
+    async def finish(self, timeout: float) -> bool:
+        """Deliver what is queued (for at most `timeout` seconds), then stop; say whether
+        everything was delivered."""
         self.close()
         if self._task is None:
-            return
+            return not self._items
         try:
             await asyncio.wait_for(asyncio.shield(self._task), timeout)
         except TimeoutError:
             self._task.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
+        return not self.dropped
 
     # --- delivering -----------------------------------------------------------------
 
@@ -239,6 +242,7 @@ class Outbox:
                 self._release_barriers()
                 await self._advance(item.mark)
         finally:
+            self.dropped += len(self._items)
             self._items.clear()
             self._idle.set()
             self._release_barriers(everything=True)

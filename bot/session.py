@@ -121,7 +121,8 @@ REVEAL_WAIT_S = 60.0
 # The delivery cursor of a game whose opening (the first post, every player's role) is
 # not shown yet: 0 says the opening was, and no action's messages.
 OPENING_UNSHOWN = -1
-# A stop waits this long at most to store the time left on a player's clock.
+# A stop waits this long at most to store the time left on a player's clock, or the
+# end of a game whose reveal its last seconds showed.
 STOP_WRITE_S = 5.0
 
 # Public events after which front-ends that draw the board should redraw it.
@@ -384,6 +385,7 @@ class GameSession:
         # before that, a prompt missing from `_open` may just not be asked again yet.
         self._asked_once = asyncio.Event()
         self._closed = asyncio.Event()  # set once the session will do nothing more
+        self._end_unstored = False  # the reveal is on its way: the end is not stored yet
 
     # --- construction from storage ----------------------------------------------------
 
@@ -638,7 +640,11 @@ class GameSession:
                     await self._save_state()
         # Show what was already decided, unless the front-end hangs; the rest is shown
         # after the restart (the stored cursor says what was not).
-        await self._outbox.finish(5.0)
+        shown = await self._outbox.finish(5.0)
+        if self._end_unstored and shown:  # the reveal is shown: the game is over
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STOP_WRITE_S):
+                    await self._store_end()
         self._asked_once.set()
         self._closed.set()
 
@@ -859,22 +865,28 @@ class GameSession:
         # Shown before it is stored finished, for the same reason: a process that dies
         # while the reveal is on its way (images to render, a rate limit) resumes the
         # game and shows it again, rather than never. A front-end that cannot show it
-        # within `REVEAL_WAIT_S` (a permission missing) does not hold the stats back,
-        # and neither does a stop (the outbox is given its last seconds after it).
+        # within `REVEAL_WAIT_S` (a permission missing) does not hold the stats back. A
+        # stop meanwhile leaves the end to `stop`, which stores it once the outbox's
+        # last seconds have shown the reveal (else the restart shows it).
         self._show(self.reveal())
-        try:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.flush(), REVEAL_WAIT_S)
-        finally:
-            if self.store is not None:
-                await self.store.finish_game(
-                    self.game_id,
-                    status="finished",
-                    winner=game.winner,
-                    reason=game.win_reason,
-                    roles=game.roles,
-                )
+        self._end_unstored = True
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.flush(), REVEAL_WAIT_S)
+        await self._store_end()
         await self._drop_notes()
+
+    async def _store_end(self) -> None:
+        """Store the finished game (rated, counted), once."""
+        game = self.game
+        if self.store is not None:
+            await self.store.finish_game(
+                self.game_id,
+                status="finished",
+                winner=game.winner,
+                reason=game.win_reason,
+                roles=game.roles,
+            )
+        self._end_unstored = False
 
     def reveal(self) -> Reveal:
         """Everything about the finished game: roles, hidden events, suspicion tracks."""

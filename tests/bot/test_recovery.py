@@ -230,6 +230,58 @@ async def test_a_game_killed_while_its_reveal_is_being_shown_shows_it_after_the_
     await store.close()
 
 
+@pytest.mark.parametrize("reveal_takes", [0.2, None], ids=["shown at the stop", "never shown"])
+async def test_a_bot_stopped_while_its_reveal_is_on_its_way_never_loses_it(
+    reference: Game, db_dir: Path, reveal_takes: float | None
+) -> None:
+    """A clean stop (SIGTERM) while the reveal is on its way: shown within the stop's
+    last seconds, the game is stored finished (and not shown twice after the restart);
+    not shown (Discord cannot take it), the game stays running and the restart shows it.
+    Before, a stop stored the game finished whatever happened to its reveal."""
+
+    class SlowReveal(FakeFrontend):
+        def __init__(self) -> None:
+            super().__init__(answer=scripted)
+            self.revealing = asyncio.Event()
+
+        async def reveal(self, table: Table, reveal: Reveal) -> None:
+            self.revealing.set()
+            await asyncio.sleep(3600 if reveal_takes is None else reveal_takes)
+            await super().reveal(table, reveal)
+
+    path = db_dir / "stopped-reveal.db"
+    store = await Storage.open(path)
+    slow = SlowReveal()
+    manager = SessionManager(store, slow)
+    session = await manager.create(
+        members(HUMANS), players=PLAYERS, fill_with_ai=True, seed=SEED, options=UNTIMED
+    )
+    await asyncio.wait_for(slow.revealing.wait(), 30)
+    await manager.shutdown()  # SIGTERM
+    stored = await store.load_game(session.game_id)
+    assert len(slow.of(session.game_id, "reveal")) == (0 if reveal_takes is None else 1)
+    assert stored.status == ("running" if reveal_takes is None else "finished")
+    await store.close()
+
+    store = await Storage.open(path)
+    fake = FakeFrontend(answer=scripted)
+    restarted = SessionManager(store, fake)
+    try:
+        resumed = await restarted.recover()
+        if reveal_takes is None:
+            [again] = resumed
+            await asyncio.wait_for(again.wait(), 30)
+            [shown] = fake.of(again.game_id, "reveal")
+            assert shown.winner == reference.winner
+        else:
+            assert resumed == []  # shown once: nothing to show again
+        assert (await store.load_game(session.game_id)).status == "finished"
+        assert (await store.player_stats(100)).games == 1  # counted once
+    finally:
+        await restarted.shutdown()
+        await store.close()
+
+
 def _public_lines(reference: Game, index: int, labels: list[str]) -> list[str]:
     """The narration of the public events action `index` of `reference` caused."""
     game = GameRecord(
