@@ -82,8 +82,9 @@ def player_count(text: str) -> int:
 
 def player_name(text: str) -> str:
     """`--name`: one line of printable text, up to `MAX_NAME` characters, without its
-    outer spaces (argparse shows the message as is). It is printed in every line that
-    names the seat, and stored: a line break or a terminal escape would forge lines."""
+    outer spaces, that does not end in an AI's mark "(AI)" (argparse shows the message
+    as is). It is printed in every line that names the seat, and stored: a line break or
+    a terminal escape would forge lines, and "Boris (AI)" would pass for an AI seat."""
     name = text.strip()
     if not name:
         raise argparse.ArgumentTypeError("your name cannot be blank.")
@@ -93,6 +94,11 @@ def player_name(text: str) -> str:
         raise argparse.ArgumentTypeError("your name must be one line of printable characters.")
     if len(name) > MAX_NAME:
         raise argparse.ArgumentTypeError(f"your name may be {MAX_NAME} characters at most.")
+    if "".join(name.split()).casefold().endswith("(ai)"):
+        # An AI seat is labelled "Boris (AI)" (bot.manager): a person would pass for one.
+        raise argparse.ArgumentTypeError(
+            "your name may not end in (AI): that is how the AI players are labelled."
+        )
     return name
 
 
@@ -254,7 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--name",
         type=player_name,
         default=None,
-        help=f"your name at the table, up to {MAX_NAME} characters (default: {DEFAULT_NAME})",
+        help=f"your name at the table, up to {MAX_NAME} characters, not ending in (AI) as "
+        f"the AI players' do (default: {DEFAULT_NAME})",
     )
     play.add_argument(
         "--resume",

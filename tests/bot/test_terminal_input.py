@@ -146,6 +146,11 @@ async def test_a_fault_while_asking_stops_the_game_rather_than_wait_for_good(
         ("two\nlines", "one line"),
         ("\x1b[31mred", "one line"),  # a terminal escape would print as a command
         ("x" * 33, "32"),
+        # An AI seat's label ("Boris (AI)"): a person would pass for an AI at the table.
+        ("Boris (AI)", "(AI)"),
+        ("Zoë (ai) ", "(AI)"),
+        ("Boris(AI)", "(AI)"),
+        ("Boris ( Ai )", "(AI)"),
     ],
 )
 def test_a_name_that_cannot_sit_at_the_table_is_refused_before_a_game_starts(
@@ -167,6 +172,7 @@ def test_a_name_is_kept_as_typed_without_its_outer_spaces() -> None:
 
     assert player_name("  Ada Lovelace ") == "Ada Lovelace"
     assert player_name("Zoë 🎲") == "Zoë 🎲"
+    assert player_name("AI fan") == "AI fan" and player_name("Dr. (AI) Ada") == "Dr. (AI) Ada"
 
 
 async def test_a_choice_the_rules_refuse_is_told_in_one_line_and_asked_again(
