@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -101,7 +102,8 @@ class Deadlines:
             self._resuming = False
             stored = self.stored
             if stored is not None and limit is not None:
-                running = stored if self._left is None else now + self._left
+                # Never more than the whole timer: a damaged row may say a day.
+                running = stored if self._left is None else now + min(self._left, limit)
                 return max(running, now + self._grace)
         return None if limit is None else now + limit
 
@@ -160,15 +162,22 @@ def time_left(game_id: int, stopped: object, deadline: float | None) -> float | 
     none too, with a warning that names the game, never the value."""
     if stopped is None or deadline is None:
         return None
-    left = stopped.get("left") if isinstance(stopped, dict) else None
-    at = stopped.get("deadline") if isinstance(stopped, dict) else None
-    if (
-        not isinstance(left, (int, float))
-        or not isinstance(at, (int, float))
-        or isinstance(left, bool)
-        or not 0.0 <= left <= MAX_LEFT_S
-    ):
+    fields = stopped if isinstance(stopped, dict) else {}
+    left, at = _seconds(fields.get("left")), _seconds(fields.get("deadline"))
+    if left is None or at is None or not 0.0 <= left <= MAX_LEFT_S:
         log.warning("game %d: the stored stopped clock does not read; read as running", game_id)
         return None
     # Kept as JSON beside the deadline's own column: equal to the bit, a margin costs nothing.
-    return float(left) if abs(at - deadline) < 1e-3 else None
+    return left if abs(at - deadline) < 1e-3 else None
+
+
+def _seconds(value: object) -> float | None:
+    """`value` as a finite number of seconds, None if it is not one (a bool, text, a
+    number too large for a float, an infinity)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        return None
+    return seconds if math.isfinite(seconds) else None

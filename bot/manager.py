@@ -334,6 +334,8 @@ class SessionManager:
             # stores the delivery cursor, so the new session re-sends nothing twice.
             await old.stop()
             stored = await self.store.load_game(game_id)
+            if stored.status not in ("running", "paused"):  # its stop stored the end
+                raise ValueError(f"Game #{game_id} is {stored.status}.")
         session = self._build(stored, frontend, notice=RESUME_NOTICE)  # replays, or raises
         await self.store.resume_game(game_id)
         self._stranded.pop(game_id, None)

@@ -128,7 +128,7 @@ class Outbox:
         self.shown = shown  # actions whose every message was delivered
         self.blocked: DeliveryError | None = None  # why delivery waits, if it does
         self.lost: PlaceLost | None = None  # set once the game cannot be shown any more
-        self.dropped = 0  # messages given up undelivered when the delivery task ended
+        self.delivered = 0  # messages taken off the queue once the front-end had them
         self._on_fault = on_fault
         self._on_restored = on_restored
         self._on_shown = on_shown
@@ -158,6 +158,11 @@ class Outbox:
         self._put_count += 1
         self._idle.clear()
         self._wakeup.set()
+
+    @property
+    def queued(self) -> int:
+        """Messages put so far: the `delivered` count that says all of them were shown."""
+        return self._put_count
 
     def start(self) -> None:
         """Start delivering (idempotent)."""
@@ -205,18 +210,16 @@ class Outbox:
             self._barriers.append((self._put_count, future))
         return future
 
-    async def finish(self, timeout: float) -> bool:
-        """Deliver what is queued (for at most `timeout` seconds), then stop; say whether
-        everything was delivered."""
+    async def finish(self, timeout: float) -> None:
+        """Deliver what is queued (for at most `timeout` seconds), then stop."""
         self.close()
         if self._task is None:
-            return not self._items
+            return
         try:
             await asyncio.wait_for(asyncio.shield(self._task), timeout)
         except TimeoutError:
             self._task.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
-        return not self.dropped
 
     # --- delivering -----------------------------------------------------------------
 
@@ -234,6 +237,7 @@ class Outbox:
                 if not await self._deliver(item):
                     return  # the place is lost, or closing while a permission is missing
                 self._items.popleft()
+                self.delivered += 1
                 await self._linger()
                 if not self._items and not await self._deliver(
                     _Item(Flush(), item.table, item.mark)
@@ -242,7 +246,6 @@ class Outbox:
                 self._release_barriers()
                 await self._advance(item.mark)
         finally:
-            self.dropped += len(self._items)
             self._items.clear()
             self._idle.set()
             self._release_barriers(everything=True)

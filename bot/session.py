@@ -386,6 +386,7 @@ class GameSession:
         self._asked_once = asyncio.Event()
         self._closed = asyncio.Event()  # set once the session will do nothing more
         self._end_unstored = False  # the reveal is on its way: the end is not stored yet
+        self._reveal_queued = 0  # the outbox's `queued` once the reveal was put
 
     # --- construction from storage ----------------------------------------------------
 
@@ -632,21 +633,35 @@ class GameSession:
                 task.cancel()
         pending = [t for t in (self._task, *self._tasks, *self.ai.tasks) if t]
         await asyncio.gather(*pending, return_exceptions=True)
-        if not self.is_over and self._deadlines.stop_clock():
-            # The time the bot is down is not the player's; a database that hangs must
-            # not hold the shutdown (the stored deadline then holds, as after a kill).
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(STOP_WRITE_S):
-                    await self._save_state()
-        # Show what was already decided, unless the front-end hangs; the rest is shown
-        # after the restart (the stored cursor says what was not).
-        shown = await self._outbox.finish(5.0)
-        if self._end_unstored and shown:  # the reveal is shown: the game is over
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(STOP_WRITE_S):
-                    await self._store_end()
-        self._asked_once.set()
-        self._closed.set()
+        try:
+            if not self.is_over:
+                # The time the bot is down is not the player's. Stored here even if the
+                # clock stopped earlier: the pause's own write may have failed.
+                self._deadlines.stop_clock()
+                if self._deadlines.stopped is not None:
+                    await self._last_write(self._save_state(), "the stopped clock")
+            # Show what was already decided, unless the front-end hangs; the rest is shown
+            # after the restart (the stored cursor says what was not).
+            await self._outbox.finish(5.0)
+            if self._end_unstored and self._outbox.delivered >= self._reveal_queued:
+                await self._last_write(self._store_end(), "the end")  # the reveal is shown
+        finally:
+            self._asked_once.set()
+            self._closed.set()
+
+    async def _last_write(self, write: Awaitable[None], what: str) -> None:
+        """A stop's write: bounded (a database that hangs must not hold the shutdown)
+        and never raising (the stop must end); lost, it leaves what a kill would."""
+        try:
+            async with asyncio.timeout(STOP_WRITE_S):
+                await write
+        except Exception as exc:
+            log.warning(
+                "game %d: %s was not stored at the stop (%s)",
+                self.game_id,
+                what,
+                type(exc).__name__,
+            )
 
     async def cancel(self, reason: str) -> None:
         """End the game without a winner (a host's decision); nothing is revealed.
@@ -869,15 +884,17 @@ class GameSession:
         # stop meanwhile leaves the end to `stop`, which stores it once the outbox's
         # last seconds have shown the reveal (else the restart shows it).
         self._show(self.reveal())
-        self._end_unstored = True
+        self._end_unstored, self._reveal_queued = True, self._outbox.queued
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.flush(), REVEAL_WAIT_S)
         await self._store_end()
         await self._drop_notes()
 
     async def _store_end(self) -> None:
-        """Store the finished game (rated, counted), once."""
+        """Store the finished game (rated, counted), once (a failed write is not tried
+        again here: the game stays unfinished in storage, and the restart ends it)."""
         game = self.game
+        self._end_unstored = False
         if self.store is not None:
             await self.store.finish_game(
                 self.game_id,
@@ -886,7 +903,6 @@ class GameSession:
                 reason=game.win_reason,
                 roles=game.roles,
             )
-        self._end_unstored = False
 
     def reveal(self) -> Reveal:
         """Everything about the finished game: roles, hidden events, suspicion tracks."""

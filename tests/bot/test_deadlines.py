@@ -99,6 +99,9 @@ async def test_a_clock_stopped_with_the_game_keeps_its_time_left_across_the_down
     assert resumed.stopped is None  # the clock runs again
     short, _, _ = deadlines(now, resumed=1090.0, resuming=True, left=5.0)
     assert short.next(90.0) == 9030.0  # the grace at least: the prompt is shown anew
+    # Never more than the decision's whole timer (a damaged row may say a day).
+    long, _, _ = deadlines(now, resumed=1090.0, resuming=True, left=80_000.0)
+    assert long.next(90.0) == 9090.0
 
 
 async def test_a_clock_stops_only_while_a_deadline_runs() -> None:
@@ -177,8 +180,12 @@ async def test_after_a_restart_a_cleared_deadline_is_not_resumed() -> None:
     "stored",
     [{"deadline": 1090.0, "left": "80"}, {"deadline": 1090.0, "left": True}, [1090.0, 80.0]]
     + [{"deadline": 1090.0, "left": x} for x in (float("nan"), -1.0, 1e9)]
-    + [{"left": 80.0}],
-    ids=["text", "bool", "list", "nan", "negative", "absurd", "no deadline"],
+    + [{"left": 80.0}]
+    + [{"deadline": x, "left": 80.0} for x in (10**400, True, float("inf"), "1090")],
+    ids=[
+        *("text", "bool", "list", "nan", "negative", "absurd", "no deadline"),
+        *("deadline of 400 digits", "deadline true", "deadline infinite", "deadline text"),
+    ],
 )
 def test_a_stored_stopped_clock_that_does_not_read_is_read_as_running(
     stored: object, caplog: pytest.LogCaptureFixture

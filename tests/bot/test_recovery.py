@@ -27,7 +27,7 @@ from bot.manager import SessionManager
 from bot.narrate import narrate
 from bot.ports import Post, PromptKind, Reveal, StalePrompt, Table
 from bot.session import GameSession, SessionOptions
-from bot.storage import Storage
+from bot.storage import Storage, StorageError
 from bot.timers import Timers
 from engine import (
     Action,
@@ -230,14 +230,31 @@ async def test_a_game_killed_while_its_reveal_is_being_shown_shows_it_after_the_
     await store.close()
 
 
-@pytest.mark.parametrize("reveal_takes", [0.2, None], ids=["shown at the stop", "never shown"])
+@pytest.mark.parametrize(
+    ("reveal_takes", "end_write"),
+    [(0.2, "works"), (None, "works"), (0.2, "fails")],
+    ids=["shown at the stop", "never shown", "shown, its end not stored"],
+)
 async def test_a_bot_stopped_while_its_reveal_is_on_its_way_never_loses_it(
-    reference: Game, db_dir: Path, reveal_takes: float | None
+    reference: Game, db_dir: Path, reveal_takes: float | None, end_write: str
 ) -> None:
     """A clean stop (SIGTERM) while the reveal is on its way: shown within the stop's
     last seconds, the game is stored finished (and not shown twice after the restart);
     not shown (Discord cannot take it), the game stays running and the restart shows it.
-    Before, a stop stored the game finished whatever happened to its reveal."""
+    Before, a stop stored the game finished whatever happened to its reveal. A stop
+    whose write of the end fails still ends (logged), as a kill would leave it."""
+
+    class EndFails:
+        def __init__(self, store: Storage) -> None:
+            self.store = store
+
+        async def finish_game(self, *args: Any, **kwargs: Any) -> None:
+            if end_write == "fails":
+                raise StorageError("the disk is full")
+            await self.store.finish_game(*args, **kwargs)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.store, name)
 
     class SlowReveal(FakeFrontend):
         def __init__(self) -> None:
@@ -252,15 +269,17 @@ async def test_a_bot_stopped_while_its_reveal_is_on_its_way_never_loses_it(
     path = db_dir / "stopped-reveal.db"
     store = await Storage.open(path)
     slow = SlowReveal()
-    manager = SessionManager(store, slow)
+    manager = SessionManager(EndFails(store), slow)  # type: ignore[arg-type]
     session = await manager.create(
         members(HUMANS), players=PLAYERS, fill_with_ai=True, seed=SEED, options=UNTIMED
     )
     await asyncio.wait_for(slow.revealing.wait(), 30)
-    await manager.shutdown()  # SIGTERM
+    await session.stop()  # SIGTERM: it must end, whatever its writes do
     stored = await store.load_game(session.game_id)
     assert len(slow.of(session.game_id, "reveal")) == (0 if reveal_takes is None else 1)
-    assert stored.status == ("running" if reveal_takes is None else "finished")
+    ended = reveal_takes is not None and end_write == "works"
+    assert stored.status == ("finished" if ended else "running")
+    await manager.shutdown()
     await store.close()
 
     store = await Storage.open(path)
@@ -268,7 +287,7 @@ async def test_a_bot_stopped_while_its_reveal_is_on_its_way_never_loses_it(
     restarted = SessionManager(store, fake)
     try:
         resumed = await restarted.recover()
-        if reveal_takes is None:
+        if not ended:
             [again] = resumed
             await asyncio.wait_for(again.wait(), 30)
             [shown] = fake.of(again.game_id, "reveal")

@@ -284,11 +284,20 @@ async def test_a_game_whose_task_dies_is_paused_then_resumed_by_a_host(
 
 class FailsOnABallot:
     """The real storage, except that the first AI ballot's write fails: the game task
-    dies while the human's vote clock runs."""
+    dies while the human's vote clock runs. With `clock_fails`, the first write of the
+    bookkeeping that holds the stopped clock fails too (the database is in trouble:
+    the usual cause of such a pause)."""
 
-    def __init__(self, store: Storage) -> None:
+    def __init__(self, store: Storage, *, clock_fails: bool = False) -> None:
         self.store = store
         self.failed = False
+        self.clock_fails = clock_fails
+
+    async def set_session_state(self, game_id: int, state: Any) -> None:
+        if self.clock_fails and "clock" in state:
+            self.clock_fails = False
+            raise RuntimeError("the disk is full")
+        await self.store.set_session_state(game_id, state)
 
     async def append_action(self, game_id: int, seq: int, action: Action, **how: Any) -> None:
         if not self.failed and isinstance(action, Vote) and action.seat != 0:
@@ -300,14 +309,19 @@ class FailsOnABallot:
         return getattr(self.store, name)
 
 
-async def test_a_paused_game_keeps_the_time_left_on_its_clock(session_store: Storage) -> None:
+@pytest.mark.parametrize("clock_write", ["stored", "failed at the pause"])
+async def test_a_paused_game_keeps_the_time_left_on_its_clock(
+    session_store: Storage, clock_write: str
+) -> None:
     """Nobody can answer a paused game: its clock stops. Before, the stored deadline ran
-    on, and a game paused for an hour gave the player the 30-s grace on /resume."""
+    on, and a game paused for an hour gave the player the 30-s grace on /resume. A
+    clock the pause could not store is stored by the stop that ends its session."""
     now = [1_000_000.0]
     timers = Timers(nominate=120, vote=90, policy=90, power=120, claim=20, grace=30)
     options = SessionOptions(timers=timers, substitute="selfish", suspicion=False)
+    failing = clock_write != "stored"
     manager = SessionManager(
-        FailsOnABallot(session_store),  # type: ignore[arg-type]
+        FailsOnABallot(session_store, clock_fails=failing),  # type: ignore[arg-type]
         FakeFrontend(),
         clock=lambda: now[0],
     )
