@@ -175,6 +175,22 @@ async def test_a_game_killed_at_any_phase_resumes_identically(
         await store.close()
 
 
+class SlowReveal(FakeFrontend):
+    """Plays its scripted seats; its reveal takes `takes` seconds (None: never ends)."""
+
+    def __init__(self, takes: float | None) -> None:
+        super().__init__(answer=scripted)
+        self.takes = takes
+        self.revealing = asyncio.Event()
+
+    async def reveal(self, table: Table, reveal: Reveal) -> None:
+        self.revealing.set()
+        if self.takes is None:
+            await asyncio.Event().wait()
+        await asyncio.sleep(self.takes)
+        await super().reveal(table, reveal)
+
+
 async def test_a_game_killed_while_its_reveal_is_being_shown_shows_it_after_the_restart(
     reference: Game, db_dir: Path
 ) -> None:
@@ -182,15 +198,6 @@ async def test_a_game_killed_while_its_reveal_is_being_shown_shows_it_after_the_
     limit), and the process dies: after the restart the table still sees how the game
     ended, and it is counted once. Before, the game was stored finished before its
     reveal was shown, and recovery resumes only running games: the ending was lost."""
-
-    class SlowReveal(FakeFrontend):
-        def __init__(self) -> None:
-            super().__init__(answer=scripted)
-            self.revealing = asyncio.Event()
-
-        async def reveal(self, table: Table, reveal: Reveal) -> None:
-            self.revealing.set()
-            await asyncio.Event().wait()  # the process dies before it is shown
 
     class Dies:
         """The real storage, until the process is killed: nothing more is written."""
@@ -207,7 +214,7 @@ async def test_a_game_killed_while_its_reveal_is_being_shown_shows_it_after_the_
 
     path = db_dir / "reveal.db"
     store = await Storage.open(path)
-    slow, dies = SlowReveal(), Dies(store)
+    slow, dies = SlowReveal(None), Dies(store)  # the process dies before it is shown
     session = await SessionManager(dies, slow).create(  # type: ignore[arg-type]
         members(HUMANS), players=PLAYERS, fill_with_ai=True, seed=SEED, options=UNTIMED
     )
@@ -256,19 +263,9 @@ async def test_a_bot_stopped_while_its_reveal_is_on_its_way_never_loses_it(
         def __getattr__(self, name: str) -> Any:
             return getattr(self.store, name)
 
-    class SlowReveal(FakeFrontend):
-        def __init__(self) -> None:
-            super().__init__(answer=scripted)
-            self.revealing = asyncio.Event()
-
-        async def reveal(self, table: Table, reveal: Reveal) -> None:
-            self.revealing.set()
-            await asyncio.sleep(3600 if reveal_takes is None else reveal_takes)
-            await super().reveal(table, reveal)
-
     path = db_dir / "stopped-reveal.db"
     store = await Storage.open(path)
-    slow = SlowReveal()
+    slow = SlowReveal(reveal_takes)
     manager = SessionManager(EndFails(store), slow)  # type: ignore[arg-type]
     session = await manager.create(
         members(HUMANS), players=PLAYERS, fill_with_ai=True, seed=SEED, options=UNTIMED
