@@ -287,7 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
         db,
         "end a stopped terminal game (never counted in stats)",
         "End a stopped terminal game for good: it is stored as cancelled, never\n"
-        "resumed and never counted in stats. Games in a Discord channel end with /cancel.",
+        "resumed and never counted in stats; so is one whose stored record is damaged.\n"
+        "Games in a Discord channel end with /cancel.",
     )
     cancel.add_argument("game_id", type=int, metavar="GAME_ID", help="the game's number")
 
@@ -792,7 +793,13 @@ def _cancel(args: argparse.Namespace) -> int:
 
     from .demo import cancel_terminal
 
-    asyncio.run(cancel_terminal(args.game_id, db_path=database_target(args)))
+    damage = asyncio.run(cancel_terminal(args.game_id, db_path=database_target(args)))
+    if damage is not None:  # its record does not read back: it could never resume
+        print(
+            f"Game #{args.game_id} was damaged ({damage}): it is now cancelled, never "
+            "resumed and never counted in stats."
+        )
+        return 0
     print(f"Game #{args.game_id} is cancelled: it never counts in stats and never resumes.")
     return 0
 

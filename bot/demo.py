@@ -20,7 +20,7 @@ from .agent_port import FAST_AGENTS, AgentPort, available
 from .frontends.terminal import LineReader, TerminalFrontend, read_stdin
 from .manager import BOT_NAMES, Member, SessionManager, options_of
 from .session import GameSession, SessionOptions
-from .storage import Storage, StoredGame
+from .storage import GameDamaged, Storage, StoredGame
 from .timers import Timers
 
 __all__ = [
@@ -218,21 +218,44 @@ async def resume_terminal(
         await store.close()
 
 
-async def cancel_terminal(game_id: int, *, db_path: str | os.PathLike[str]) -> None:
+async def cancel_terminal(game_id: int, *, db_path: str | os.PathLike[str]) -> str | None:
     """End a stored terminal game as cancelled (`shbot cancel`): no winner, nothing
     revealed, never counted in stats and never resumed. Raises `NotHere` for a game
-    that is over or a Discord channel's, `StorageError` for one that is not stored."""
+    that is over or a Discord channel's, `StorageError` for one that is not stored.
+
+    A game whose record does not read back (`GameDamaged`: it can never be resumed) is
+    cancelled too, from its row's status and place alone; returns what did not read
+    (None for a game that reads)."""
     async with await Storage.open(db_path) as store:
-        _check_terminal_game(await store.load_game(game_id))
+        try:
+            stored = await store.load_game(game_id)
+        except GameDamaged as damage:
+            status, in_channel = await store.game_status(game_id)
+            if status not in ("running", "paused"):  # it would not replay either
+                raise NotHere(
+                    f"game #{game_id} is {status}, and damaged ({damage.reason}): it never resumes."
+                ) from damage
+            _check_place(game_id, status, in_channel=in_channel)
+            await store.finish_game(
+                game_id, status="cancelled", winner=None, reason=None, roles=None
+            )
+            return damage.reason
+        _check_terminal_game(stored)
         await store.finish_game(game_id, status="cancelled", winner=None, reason=None, roles=None)
+        return None
 
 
 def _check_terminal_game(stored: StoredGame) -> None:
     """Refuse a game that is over, or that a Discord channel plays."""
-    game_id = stored.id
-    if stored.status not in ("running", "paused"):
-        raise NotHere(f"game #{game_id} is {stored.status}; `shbot replay {game_id}` shows it.")
-    if stored.channel_id is not None or stored.guild_id is not None:
+    in_channel = stored.channel_id is not None or stored.guild_id is not None
+    _check_place(stored.id, stored.status, in_channel=in_channel)
+
+
+def _check_place(game_id: int, status: str, *, in_channel: bool) -> None:
+    """`_check_terminal_game` from a game's status and place (`Storage.game_status`)."""
+    if status not in ("running", "paused"):
+        raise NotHere(f"game #{game_id} is {status}; `shbot replay {game_id}` shows it.")
+    if in_channel:
         raise NotHere(
             f"game #{game_id} is played in a Discord channel: the bot carries it on, and "
             "/cancel in that channel ends it."

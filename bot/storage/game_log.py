@@ -344,6 +344,22 @@ class GameLog:
                 raise StorageError(f"No game #{game_id}.")
             return await _stored_game(tx, row, self._clock())
 
+    async def game_status(self, game_id: int) -> tuple[str, bool]:
+        """A game's status, and whether a Discord channel plays it (its guild or channel
+        column holds anything), read from its row alone: they read even when the game
+        does not (`GameDamaged`), so a damaged terminal game can still be ended
+        (`finish_game`, which does not read the record either). StorageError if unknown.
+        """
+        if not _INT64[0] <= game_id <= _INT64[1]:
+            raise StorageError(f"No game #{game_id}.")
+        async with self._driver.read() as tx:
+            row = await _one(
+                tx, "SELECT status, guild_id, channel_id FROM games WHERE id = ?", (game_id,)
+            )
+        if row is None:
+            raise StorageError(f"No game #{game_id}.")
+        return str(row["status"]), row["guild_id"] is not None or row["channel_id"] is not None
+
     async def unfinished_games(
         self, scope: GameScope | None = None, *, set_aside: list[SetAside] | None = None
     ) -> list[StoredGame]:

@@ -586,3 +586,49 @@ def test_a_new_game_gets_the_documented_defaults(
         cli.main(["play", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert f"(default: {cli.DEFAULT_PACE_S};" in text and "(default: You)" in text
+
+
+def _status(db: Path, game_id: int) -> str:
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        [(status,)] = conn.execute("SELECT status FROM games WHERE id = ?", (game_id,))
+    return str(status)
+
+
+@pytest.mark.parametrize("discord", [False, True])
+def test_shbot_cancel_ends_a_terminal_game_whose_row_does_not_read_back(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, discord: bool
+) -> None:
+    """A stored terminal game that no longer reads back (a damaged row) could neither be
+    resumed nor cancelled: it stayed running for good. `shbot cancel` now ends it as
+    cancelled (never resumed, never counted) and says it was damaged; a Discord
+    channel's game is still refused, as when its row reads."""
+    import sqlite3
+
+    db = tmp_path / "games.db"
+    _, running = asyncio.run(_games(db))
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE games SET variant = '{\"name\": ' WHERE id = ?", (running,))
+        if discord:
+            conn.execute("UPDATE games SET guild_id = 6, channel_id = 5 WHERE id = ?", (running,))
+    assert cli.main(["--db", str(db), "cancel", str(running)]) == (1 if discord else 0)
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    if discord:
+        [line] = captured.err.strip().splitlines()
+        assert "Discord" in line and captured.out == ""
+        assert _status(db, running) == "running"
+        return
+    [line] = captured.out.strip().splitlines()
+    assert f"Game #{running}" in line and "damaged" in line and "cancelled" in line
+    assert "variant" in line  # what did not read (never what it holds)
+    assert _status(db, running) == "cancelled"
+    # Over for good: a second cancel, a resume, say so in one line.
+    for argv in (["cancel", str(running)], ["play", "--resume", str(running)]):
+        assert cli.main(["--db", str(db), *argv]) == 1
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert cli.main(["--db", str(db), "cancel", str(running)]) == 1
+    err = capsys.readouterr().err
+    assert f"game #{running} is cancelled, and damaged (variant" in err and "replay" not in err

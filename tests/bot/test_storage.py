@@ -23,7 +23,14 @@ import pytest
 
 from bot.migrations import _V1, MIGRATIONS, SCHEMA_VERSION, migrate, user_version
 from bot.ratings import RatedSeat, ai_key, human_key, ladder
-from bot.storage import RatingRow, SeatRecord, ShownMessage, Storage, StorageError
+from bot.storage import (
+    GameDamaged,
+    RatingRow,
+    SeatRecord,
+    ShownMessage,
+    Storage,
+    StorageError,
+)
 from bot.storage.driver import Params
 from bot.storage.sqlite import _SQLiteTx
 from engine import (
@@ -349,6 +356,31 @@ async def _end(storage: Storage, game_id: int, game: Game, end: str) -> None:
         await storage.abandon_game(game_id, "the channel was deleted")
     else:
         await storage.mark_damaged(game_id, "actions: RecordError")
+
+
+async def test_a_damaged_game_s_status_and_place_still_read_and_it_can_be_cancelled(
+    storage: Storage,
+) -> None:
+    """A game whose record does not read back (`GameDamaged`) still tells its status and
+    whether a Discord channel plays it, from its row alone: what `shbot cancel` needs
+    to end a damaged terminal game, and to leave a channel's alone."""
+    here = await store_game(storage, Game(5, seed=1))
+    there = await store_game(storage, Game(5, seed=2), guild_id=6, channel_id=5)
+    async with storage.driver.write() as tx:
+        await tx.all("UPDATE games SET variant = ? WHERE id IN (?, ?)", ('{"name": ', here, there))
+    for game_id in (here, there):
+        with pytest.raises(GameDamaged):
+            await storage.load_game(game_id)
+    assert await storage.game_status(here) == ("running", False)
+    assert await storage.game_status(there) == ("running", True)
+    await storage.pause_game(here, "DiskError at bot/session.py:1 (_store)")
+    assert await storage.game_status(here) == ("paused", False)
+    await storage.finish_game(here, status="cancelled", winner=None, reason=None, roles=None)
+    assert await storage.game_status(here) == ("cancelled", False)
+    assert [g.id for g in await storage.unfinished_games()] == []  # (there: marked damaged)
+    assert await storage.game_status(there) == ("damaged", True)
+    with pytest.raises(StorageError, match="No game #99"):
+        await storage.game_status(99)
 
 
 @pytest.mark.parametrize("paused", [False, True])
