@@ -1,0 +1,67 @@
+"""bench/hitler_read.py: the Hitler read before each execution, per belief model."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from agents.arena import main as arena_main
+from engine import Execute, GameRecord, Role
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def _hitler_read() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_hitler_read", BENCH / "hitler_read.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_execution_is_read_by_every_model_on_the_same_views(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = tmp_path / "records"
+    pool = ["--pool", "random,selfish", "--players", "7-10", "--seed", "3", "--games", "12"]
+    assert arena_main([*pool, "--records", str(records), "--json"]) == 0
+    capsys.readouterr()
+    read = _hitler_read()
+    models = [
+        read.Model("shipped"),
+        read.parse_model("fit=fit"),
+        read.parse_model("flat=styles:1/1/1/1"),
+    ]
+    report = read.analyse([records], models, everyone=False)
+
+    executions = liberal_presidents = 0
+    for path in sorted(records.glob("game-*.json")):
+        record = GameRecord.from_json(path.read_text(encoding="utf-8"))
+        roles = record.replay().roles
+        for action in record.actions:
+            if isinstance(action, Execute):
+                executions += 1
+                liberal_presidents += roles[action.seat] is Role.LIBERAL
+    assert report["games"] == 12 and report["executions"] == executions
+    assert report["reads"] == liberal_presidents > 0  # one read per Liberal who executes
+    shipped, fit, flat = (report["models"][m.name] for m in models)
+    for entry in (shipped, fit, flat):
+        low, high = entry["top1_interval"]
+        assert 0.0 <= low <= entry["top1"] <= high <= 1.0
+        assert entry["log_p"] < 0.0 and 0.0 < entry["confidence"] <= 1.0
+    # Paired against the first model: the difference of the means, read for read.
+    assert fit["log_p_diff"] == pytest.approx(fit["log_p"] - shipped["log_p"])
+    assert fit["top1_diff"] == pytest.approx(fit["top1"] - shipped["top1"])
+    assert "top1_diff" not in shipped
+    # The command line prints the same report, and refuses a model it cannot read.
+    args = [str(records), "--readers", "president", "--model", "fit=fit"]
+    assert read.main([*args, "--model", "flat=styles:1/1/1/1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == report
+    assert read.main([*args, "--model", "odd=styles:1/2"]) == 2
+    assert "style weights" in capsys.readouterr().err
