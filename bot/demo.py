@@ -191,11 +191,12 @@ async def resume_terminal(
         async with _agents_for(*specs) as agents:
             manager = SessionManager(store, frontend, agents)
             try:
-                if stored.status == "paused":
-                    session = await manager.resume_paused(game_id)  # started
-                else:
-                    session = manager.resume(stored, frontend)
-                    session.start()
+                # Built from `stored`, with this run's pace (`resume_paused` would load the
+                # stored options again); a game that does not replay stays as it was.
+                session = manager.resume(stored, frontend)
+                if stored.status == "paused":  # stopped by a fault: running again
+                    await store.resume_game(game_id)
+                session.start()
             except (RecordError, ValueError) as exc:
                 raise NotHere(
                     f"game #{game_id} cannot be resumed: its stored record no longer "

@@ -14,6 +14,7 @@ import pytest
 from bot.demo import play_terminal
 from bot.frontends.terminal import TerminalFrontend
 from bot.render.story import story_lines
+from bot.storage import Storage
 from engine import Claim
 from engine import events as ev
 
@@ -307,7 +308,10 @@ async def test_a_resumed_game_takes_the_pace_given_for_this_run(tmp_path: Path) 
         read_line=read_line, stop=stop, ai_pace_s=0.0,  # type: ignore[arg-type]
     )  # fmt: skip
     paces = [session.options.ai_pace_s]
-    for pace in (None, 0.01, None):
+    for pace, paused in ((None, False), (0.01, False), (None, False), (0.02, True)):
+        if paused:  # stopped by a fault: resumed through the manager's resume_paused path
+            async with await Storage.open(db) as store:
+                await store.pause_game(session.game_id, "DiskError at bot/session.py:1 (_x)")
         stop, read_line = stopped_at_the_first_question()
         session = await resume_terminal(
             session.game_id, player=True, out=io.StringIO(), db_path=db,
@@ -315,4 +319,6 @@ async def test_a_resumed_game_takes_the_pace_given_for_this_run(tmp_path: Path) 
         )  # fmt: skip
         assert not session.game.is_over
         paces.append(session.options.ai_pace_s)
-    assert paces == [0.0, 0.0, 0.01, 0.0]  # this run's only: the stored pace stays
+    assert paces == [0.0, 0.0, 0.01, 0.0, 0.02]  # this run's only: the stored pace stays
+    async with await Storage.open(db) as store:
+        assert (await store.load_game(session.game_id)).status == "running"
