@@ -25,6 +25,7 @@ import logging
 import os
 import signal
 import sys
+import unicodedata
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
@@ -94,8 +95,9 @@ def player_name(text: str) -> str:
         raise argparse.ArgumentTypeError("your name must be one line of printable characters.")
     if len(name) > MAX_NAME:
         raise argparse.ArgumentTypeError(f"your name may be {MAX_NAME} characters at most.")
-    if "".join(name.split()).casefold().endswith("(ai)"):
-        # An AI seat is labelled "Boris (AI)" (bot.manager): a person would pass for one.
+    if "".join(unicodedata.normalize("NFKC", name).split()).casefold().endswith("(ai)"):
+        # An AI seat is labelled "Boris (AI)" (bot.manager): a person would pass for one;
+        # so would a look-alike in fullwidth letters (NFKC makes them plain ASCII).
         raise argparse.ArgumentTypeError(
             "your name may not end in (AI): that is how the AI players are labelled."
         )

@@ -151,6 +151,7 @@ async def test_a_fault_while_asking_stops_the_game_rather_than_wait_for_good(
         ("Zoë (ai) ", "(AI)"),
         ("Boris(AI)", "(AI)"),
         ("Boris ( Ai )", "(AI)"),
+        ("Boris \uff08\uff21\uff29\uff09", "(AI)"),  # fullwidth: reads the same at the table
     ],
 )
 def test_a_name_that_cannot_sit_at_the_table_is_refused_before_a_game_starts(
