@@ -78,15 +78,17 @@ def test_traffic_bench_counts_a_whole_game() -> None:
 
 @pytest.mark.parametrize("fail_rate", ["0.0", "0.1"])
 def test_fault_soak_plays_every_game_to_its_end(fail_rate: str) -> None:
-    """Two games, with and without failed requests (no restart: what a restart does to
-    the figures is the bench's finding to report, not this smoke test's)."""
+    """A game, with and without failed requests (no restart: what a restart does to
+    the figures is the bench's finding to report, not this smoke test's). Seed 8 draws
+    one game of 5 seats, 3 of them members and 2 AI (a whole game takes some 12 s: the
+    outbox lingers 0.3 s after each burst); at 0.1 it met all four kinds of failure."""
     figures = _run(
         "discord_faults.py",
-        *("--games", "2", "--fail-rate", fail_rate, "--restart-share", "0", "--seed", "3"),
+        *("--games", "1", "--fail-rate", fail_rate, "--restart-share", "0", "--seed", "8"),
     )
     assert not FAULT_KEYS - figures.keys(), FAULT_KEYS - figures.keys()
-    assert figures["games"] == figures["finished"] == 2 and figures["stuck"] == 0
-    assert len(figures["per_game"]) == 2 and figures["restarts"] == 0
+    assert figures["games"] == figures["finished"] == 1 and figures["stuck"] == 0
+    assert len(figures["per_game"]) == 1 and figures["restarts"] == 0
     assert figures["lost_actions"] == figures["lost_clicks"] + figures["lost_narration"]
     assert figures["failures_injected"] == sum(figures["failures_by_kind"].values())
     if fail_rate == "0.0":
