@@ -62,7 +62,9 @@ def _run(script: str, *args: str) -> dict[str, Any]:
 
 
 def test_traffic_bench_counts_a_whole_game() -> None:
-    figures = _run("discord_traffic.py", "--players", "5", "--seed", "2")
+    # Seed 6: a short game (74 member actions; seed 2 took 154): a whole game is slow by
+    # the bot's own pacing (the outbox lingers 0.3 s after each burst), not by CPU.
+    figures = _run("discord_traffic.py", "--players", "5", "--seed", "6")
     assert not TRAFFIC_KEYS - figures.keys(), TRAFFIC_KEYS - figures.keys()
     assert figures["players"] == 5 and figures["status"] == "finished"
     assert figures["actions"] > 0 and figures["seconds"] >= 0
@@ -72,7 +74,13 @@ def test_traffic_bench_counts_a_whole_game() -> None:
     assert figures["posts"] > 0 and figures["edits"] > 0 and figures["dms"] > 0
     assert sum(figures["post_kinds"].values()) <= figures["posts"]
     assert figures["post_kinds"].get("reveal") == 1
-    assert figures["meets_target"] == (figures["posts"] <= 40 and figures["edits"] <= 60)
+    # The targets are the bench's (25 posts since issue 22; this said 40, which held only
+    # while a game posted more than 40 messages, as seed 2's 62 did).
+    target = figures["target"]
+    assert target == {"posts": 25, "edits": 60}
+    assert figures["meets_target"] == (
+        figures["posts"] <= target["posts"] and figures["edits"] <= target["edits"]
+    )
     assert figures["lobby"]["posts"] == 1  # the lobby message, counted apart
 
 
