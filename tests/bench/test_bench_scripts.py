@@ -153,14 +153,19 @@ AI_LOAD_KEYS = {
 }
 
 
-@pytest.mark.parametrize("chaos", ["0", "0.2"])
+@pytest.mark.parametrize("chaos", ["0", "0.1"])
 def test_ai_load_bench_plays_every_game_to_its_end(chaos: str) -> None:
     """bench/ai_load_bench.py plays two small AI-only tables through the real session and
-    worker processes and prints one JSON object; with --chaos (a fifth of the AI answers
+    worker processes and prints one JSON object; with --chaos (a tenth of the AI answers
     raise, hang or kill their worker) every game still ends. No timing is asserted: the
-    figures depend on the machine and its load."""
+    figures depend on the machine and its load.
+
+    Each hang or kill costs a new worker process (most of the test's time): a tenth is
+    some 20 faults over two games, so each of the three kinds is met but in about one
+    run in a thousand; decisions think 0.1 s, which keeps every fault path (a hang is
+    still stopped past its deadline)."""
     command = [sys.executable, str(BENCH / "ai_load_bench.py"), "--tables", "2"]
-    command += ["--players", "5", "--ai-seats", "5", "--seconds", "0.3", "--workers", "1"]
+    command += ["--players", "5", "--ai-seats", "5", "--seconds", "0.1", "--workers", "1"]
     command += ["--stall", "30", "--timeout", "120", "--chaos", chaos, "--json"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
