@@ -18,7 +18,7 @@ P(Hitler) over the living seats other than itself:
   executes that seat wins on the spot);
 - `log_p`: the mean natural log of the probability given to the true Hitler;
 - `confidence`: the mean probability of the likeliest seat (`top1` against it is
-  the read's calibration at the top);
+  the read's calibration at the top); `chance_top1` is a blind guess's `top1`;
 - against the first model: the paired difference of `top1` and of `log_p`, with its
   standard error over the reads.
 
@@ -81,6 +81,7 @@ class Reads:
     top: list[bool] = field(default_factory=list)
     log_p: list[float] = field(default_factory=list)
     confidence: list[float] = field(default_factory=list)
+    chance: list[float] = field(default_factory=list)  # a blind guess's odds, per read
 
 
 def read_game(
@@ -118,6 +119,7 @@ def read_game(
                     tally.top.append(top == hitler)
                     tally.log_p.append(math.log(max(float(p[hitler]), FLOOR)))
                     tally.confidence.append(float(p[top]) / float(sum(p[s] for s in others)))
+                    tally.chance.append(1.0 / len(others))
         game.apply(action)
     return executions
 
@@ -144,6 +146,7 @@ def analyse(directories: Sequence[Path], models: Sequence[Model], everyone: bool
         "executions": executions,
         "readers": "liberals" if everyone else "president",
         "reads": len(base.top),
+        "chance_top1": _mean_se(base.chance)[0] if base.chance else None,
         "models": {},
     }
     for model in models:
@@ -168,7 +171,8 @@ def render(report: dict[str, Any]) -> str:
     """The report as text: one line per model."""
     lines = [
         f"Hitler read before {report['executions']} executions in {report['games']} games "
-        f"({report['reads']} reads, readers: {report['readers']}):"
+        f"({report['reads']} reads, readers: {report['readers']}; a blind guess's top1 "
+        f"{report['chance_top1'] or 0:.3f}):"
     ]
     for name, e in report["models"].items():
         if e["top1"] is None:

@@ -50,6 +50,7 @@ def test_every_execution_is_read_by_every_model_on_the_same_views(
                 liberal_presidents += roles[action.seat] is Role.LIBERAL
     assert report["games"] == 12 and report["executions"] == executions
     assert report["reads"] == liberal_presidents > 0  # one read per Liberal who executes
+    assert 0.0 < report["chance_top1"] <= 0.5  # at least two living seats to choose from
     shipped, fit, flat = (report["models"][m.name] for m in models)
     for entry in (shipped, fit, flat):
         low, high = entry["top1_interval"]
