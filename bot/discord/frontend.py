@@ -70,6 +70,7 @@ ever shown ephemerally to their seat.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import io
 import json
@@ -466,6 +467,8 @@ class _GameState:
     vote: _Vote | None = None
     waiting: Waiting | None = None
     pace: float = 0.0  # seconds between public messages (demo games)
+    # Set when the pace changes: a wait of the old pace ends (a demo being cancelled).
+    paced: asyncio.Event = field(default_factory=asyncio.Event)
     closed_dms: set[int] = field(default_factory=set)  # members whose DMs refused (403)
     restored: dict[str, ShownMessage] = field(default_factory=dict)  # shown before a restart
     noted: set[str] = field(default_factory=set)  # missing permissions the table was told of
@@ -527,8 +530,11 @@ class DiscordFrontend:
         return self._games.setdefault(game_id, _GameState())
 
     def set_pace(self, game_id: int, seconds: float) -> None:
-        """Wait this long after each public message of a game (demo games)."""
-        self.state(game_id).pace = seconds
+        """Wait this long after each public message of a game (demo games); a wait of
+        the pace before ends now."""
+        state = self.state(game_id)
+        state.pace = seconds
+        state.paced.set()
 
     def last_waiting(self, game_id: int) -> Waiting | None:
         """What the game waited for when last told (for /status)."""
@@ -934,7 +940,10 @@ class DiscordFrontend:
             await self._retire_round(table)
         if state.pace:  # a demo: the live board shows each line at the spectators' pace
             await self.flush(table)
-            await asyncio.sleep(state.pace)
+            state.paced.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(state.pace):
+                    await state.paced.wait()
 
     async def _narrate(
         self, table: Table, text: str, files: list[tuple[str, bytes]], extra: Extra | None

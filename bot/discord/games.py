@@ -875,8 +875,10 @@ class DiscordGames:
 
     @contextlib.asynccontextmanager
     async def _ending_game(self, game_id: int) -> AsyncIterator[None]:
-        """While the body runs, the game is known to be ending (`_ending`)."""
+        """While the body runs, the game is known to be ending (`_ending`). Its last
+        messages go out unpaced: a demo's pace would hold the end (and the host)."""
         ending = self._ending[game_id] = asyncio.Event()
+        self.frontend.set_pace(game_id, 0.0)
         try:
             yield
         finally:

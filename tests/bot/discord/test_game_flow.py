@@ -6,6 +6,7 @@ decides inline, so a game takes a second or two. Nothing here contacts Discord.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
@@ -431,6 +432,30 @@ async def test_demo_has_a_channel_cooldown_and_a_server_limit(tmp_path: Path) ->
             running = table.bot.games.game_in(room.id)
             assert running is not None
             await table.bot.games.manager.get(running).cancel("test")  # type: ignore[union-attr]
+
+
+async def test_a_paced_demo_is_cancelled_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A demo's narration waits its pace after each post. /cancel waited that out (up to
+    a minute for a stored pace) before the game ended and the host was answered; a
+    shutdown gave up on the demo's last messages. The wait now ends with the game."""
+    monkeypatch.setitem(games_module.DEMO_PACE, "slow", 3600.0)
+    async with open_table(tmp_path, FAST) as table:
+        alice = table.members[0]
+        started = await alice.slash(table.channel, "demo", players=5, speed="slow")
+        assert told(started) == texts.DEMO_STARTING
+        game_id = table.bot.games.game_in(table.channel.id)
+        assert game_id is not None
+        await table.until(
+            lambda: any("begins" in text(m) for m in table.channel_messages()),
+            what="the demo's first post, and its hour of pace",
+        )
+        cancelled = await asyncio.wait_for(alice.slash(table.channel, "cancel"), 30)
+        assert told(cancelled) == texts.GAME_CANCELLED
+        assert (await stored(table, game_id)).status == "cancelled"
+        ended = notices.cancelled(texts.CANCEL_HOST_ALONE)
+        assert any(ended in text(m) for m in table.channel_messages())
 
 
 async def test_an_ai_seat_added_at_its_own_strength_plays_that_agent(tmp_path: Path) -> None:
