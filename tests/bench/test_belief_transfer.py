@@ -3,28 +3,17 @@ end through the command line (fit on random play, read human-style play)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_belief_bench", BENCH / "belief_bench.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from .scripts import BENCH, load_script
 
 
 def test_expected_calibration_error_by_hand() -> None:
-    ece = _load().expected_calibration_error
+    ece = load_script("belief_bench").expected_calibration_error
     # One bin: 0.7 said, 3 of 4 happened.
     assert math.isclose(ece([(0.7, 1.0), (0.7, 1.0), (0.7, 0.0), (0.7, 1.0)]), 0.05)
     # Two bins: 0.15 said, 0 happened (x2); 0.95 said, 1 happened (x2): (2*0.15 + 2*0.05)/4.

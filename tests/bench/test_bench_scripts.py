@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -15,22 +13,13 @@ from agents.arena import plan_game, run_arena
 from agents.behaviour import FITTED_PATH
 from engine import Game, Role
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from .scripts import BENCH, load_script
 
 
 def test_arena_merge_adds_up_runs_of_different_seeds() -> None:
     pool = {"random": "random", "selfish": "selfish"}
     reports = [run_arena(games=12, seed=s, players=(5, 6), pool=pool).to_dict() for s in (1, 2)]
-    merged = _load("arena_merge").merge(reports)
+    merged = load_script("arena_merge").merge(reports)
     assert merged["games"] == 24 and merged["seeds"] == [1, 2]
     assert sum(merged["endings"].values()) == 24
     for name in pool:
@@ -45,7 +34,7 @@ def test_arena_merge_adds_up_runs_of_different_seeds() -> None:
 def test_liberal_bound_oracle_wins_more_as_a_liberal() -> None:
     """The omniscient Liberal of bench/liberal_bound.py is built from the deal and plays
     legal moves; over a few dozen cheap games it wins more as a Liberal than random."""
-    bound = _load("liberal_bound")
+    bound = load_script("liberal_bound")
     report = bound.run(40, 3, (5, 7), 8, 1)
     oracle = report["agents"]["oracle"]["liberal"]
     rand = report["agents"]["random"]["liberal"]
@@ -65,7 +54,7 @@ def test_liberal_decisions_reads_the_arena_records(
     pool = ["--pool", "random,selfish,belief", "--players", "5-7", "--seed", "4"]
     assert arena_main([*pool, "--games", "30", "--records", str(records), "--json"]) == 0
     capsys.readouterr()
-    decisions = _load("liberal_decisions")
+    decisions = load_script("liberal_decisions")
     specs = ["random", "selfish", "belief"]
     report = decisions.analyse(sorted(records.glob("game-*.json")), 4, (5, 7), specs, True)
     assert report["games"] == 30
@@ -91,7 +80,7 @@ def test_liberal_decisions_reads_the_arena_records(
 def test_ballot_noise_searches_the_same_liberal_ballots_at_both_budgets() -> None:
     """bench/ballot_noise.py: every ballot found is a Liberal's outside the government,
     and the noise test calls clear no capped margin the share alone would not."""
-    noise = _load("ballot_noise")
+    noise = load_script("ballot_noise")
     views = noise.liberal_ballots(1, 3)
     assert views and all(
         v.role is Role.LIBERAL and v.seat not in (v.president, v.chancellor) for v in views
@@ -104,7 +93,7 @@ def test_ballot_noise_searches_the_same_liberal_ballots_at_both_budgets() -> Non
 
 
 def test_the_clear_margin_rule_asks_the_share_and_the_noise_of_the_paired_games() -> None:
-    clear_ballot = _load("ballot_noise").clear_ballot
+    clear_ballot = load_script("ballot_noise").clear_ballot
     # A capped ballot (100 paired games): a 10-game margin is 0.1 of the games, over
     # CLEAR_BALLOT, and still within the noise of 100 games.
     assert not clear_ballot(10, 100) and not clear_ballot(-19, 100)
@@ -116,7 +105,7 @@ def test_the_clear_margin_rule_asks_the_share_and_the_noise_of_the_paired_games(
 
 
 def test_fit_compare_scores_two_fits_on_the_same_games(tmp_path: Path) -> None:
-    compare = _load("fit_compare").compare
+    compare = load_script("fit_compare").compare
     pool = ["random", "selfish"]
     same, points = compare([FITTED_PATH, FITTED_PATH], games=4, seed=1, pool=pool)
     assert points > 0 and same[0] == same[1]

@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from agents.arena import main as arena_main
 from engine import Execute, GameRecord, Role
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-def _hitler_read() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_hitler_read", BENCH / "hitler_read.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from .scripts import load_script
 
 
 def test_every_execution_is_read_by_every_model_on_the_same_views(
@@ -32,7 +20,7 @@ def test_every_execution_is_read_by_every_model_on_the_same_views(
     pool = ["--pool", "random,selfish", "--players", "7-10", "--seed", "3", "--games", "12"]
     assert arena_main([*pool, "--records", str(records), "--json"]) == 0
     capsys.readouterr()
-    read = _hitler_read()
+    read = load_script("hitler_read")
     models = [
         read.Model("shipped"),
         read.parse_model("fit=fit"),
