@@ -73,6 +73,8 @@ class Deadlines:
         self._resuming = resuming  # the next deadline is the one that was running
         self.stored: float | None = resumed  # the deadline in the database now
         self._asked_at = 0.0  # when the prompts being timed were queued (monotonic)
+        self._asked_wall = 0.0  # the same, on `clock`
+        self._watched: asyncio.Future[float] | None = None  # they are shown once it is done
         # The stored deadline's clock, stopped with `left` seconds on it (None: running).
         self._left = left if resumed is not None else None
 
@@ -90,7 +92,9 @@ class Deadlines:
         was stopped already: a paused game stopped later was not played meanwhile)."""
         if self.stored is None or self._left is not None:
             return False
-        self._left = max(0.0, self.stored - self.clock())
+        # Prompts never shown: the player has lost none of their time yet.
+        unseen = self._watched is not None and not self._watched.done()
+        self._left = max(0.0, self.stored - (self._asked_wall if unseen else self.clock()))
         return True
 
     def next(self, limit: float | None) -> float | None:
@@ -125,7 +129,7 @@ class Deadlines:
         """A future that resolves when the table can see every prompt queued so far;
         `wake` is called then (the waiting loop looks at the clock again)."""
         seen = self._shown.seen()
-        self._asked_at = time.monotonic()
+        self._asked_at, self._asked_wall, self._watched = time.monotonic(), self.clock(), seen
         seen.add_done_callback(lambda _: wake())
         return seen
 

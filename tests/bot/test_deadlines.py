@@ -104,6 +104,29 @@ async def test_a_clock_stopped_with_the_game_keeps_its_time_left_across_the_down
     assert long.next(90.0) == 9090.0
 
 
+async def test_a_clock_stopped_before_its_prompt_was_seen_keeps_the_whole_timer() -> None:
+    """A stop while the front-end still has not shown the prompt (Discord rate-limited):
+    the player never saw it, so none of the time since it was queued is theirs to lose.
+    Before, the stop charged them that time."""
+    now = [1000.0]
+    clock, _, shown = deadlines(now)
+    await clock.store(1090.0)
+    seen = clock.watch(lambda: None)
+    now[0] = 1030.0
+    assert clock.stop_clock()
+    assert clock.stopped == {"deadline": 1090.0, "left": 90.0}
+    assert not seen.done()
+
+    clock, _, shown = deadlines(now)
+    await clock.store(1120.0)
+    seen = clock.watch(lambda: None)
+    shown.show(time.monotonic())  # seen at once: the clock ran from then
+    await asyncio.sleep(0)
+    now[0] = 1050.0
+    assert clock.stop_clock()
+    assert clock.stopped == {"deadline": 1120.0, "left": 70.0}
+
+
 async def test_a_clock_stops_only_while_a_deadline_runs() -> None:
     now = [1000.0]
     clock, _, _ = deadlines(now)

@@ -445,6 +445,7 @@ async def test_a_clean_restart_keeps_the_time_left_on_the_clock(db_dir: Path) ->
     await until(lambda: bool(session.open_prompts(president)))
     [prompt] = session.open_prompts(president)
     assert prompt.deadline == 1_000_120.0
+    await session.flush()  # shown: the clock runs (a prompt never shown keeps its timer)
     now[0] = 1_000_020.0  # 100 s left when the bot stops
     await manager.shutdown()
     await store.close()
@@ -462,6 +463,7 @@ async def test_a_clean_restart_keeps_the_time_left_on_the_clock(db_dir: Path) ->
         assert prompt.kind is PromptKind.ACTION and prompt.id == "a0"
         assert prompt.deadline == expected
         assert (await store.load_game(resumed.game_id)).deadline == expected
+        await resumed.flush()
         now[0] += used
         await restarted.shutdown()
         await store.close()
