@@ -95,13 +95,21 @@ def player_name(text: str) -> str:
         raise argparse.ArgumentTypeError("your name must be one line of printable characters.")
     if len(name) > MAX_NAME:
         raise argparse.ArgumentTypeError(f"your name may be {MAX_NAME} characters at most.")
-    if "".join(unicodedata.normalize("NFKC", name).split()).casefold().endswith("(ai)"):
-        # An AI seat is labelled "Boris (AI)" (bot.manager): a person would pass for one;
-        # so would a look-alike in fullwidth letters (NFKC makes them plain ASCII).
+    if _looks_like(name).endswith("(ai)"):
+        # An AI seat is labelled "Boris (AI)" (bot.manager): a person would pass for one.
         raise argparse.ArgumentTypeError(
             "your name may not end in (AI): that is how the AI players are labelled."
         )
     return name
+
+
+def _looks_like(name: str) -> str:
+    """What `name` reads as at the table, for comparing: its letters, digits and
+    parentheses in plain ASCII, lower case. NFKC makes fullwidth look-alikes ASCII;
+    whatever is left unseen (spaces, joiners, marks, fillers, braille blanks) is dropped.
+    (Other scripts' look-alikes, e.g. Cyrillic letters, are not caught.)"""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return "".join(c for c in folded if c.isascii() and (c.isalnum() or c in "()"))
 
 
 def pace_seconds(text: str) -> float:

@@ -152,6 +152,12 @@ async def test_a_fault_while_asking_stops_the_game_rather_than_wait_for_good(
         ("Boris(AI)", "(AI)"),
         ("Boris ( Ai )", "(AI)"),
         ("Boris \uff08\uff21\uff29\uff09", "(AI)"),  # fullwidth: reads the same at the table
+        # Invisible characters after the mark (a joiner, a filler, a braille blank, an
+        # underline mark): the table still reads "Boris (AI)".
+        ("Boris (AI)\u034f", "(AI)"),
+        ("Boris (AI)\u3164", "(AI)"),
+        ("Boris (AI)\u2800", "(AI)"),
+        ("Boris (AI\u0332)", "(AI)"),
     ],
 )
 def test_a_name_that_cannot_sit_at_the_table_is_refused_before_a_game_starts(
