@@ -532,6 +532,8 @@ class DiscordFrontend:
     def set_pace(self, game_id: int, seconds: float) -> None:
         """Wait this long after each public message of a game (demo games); a wait of
         the pace before ends now."""
+        if not seconds and game_id not in self._games:
+            return  # unpacing a game forgotten (ended) meanwhile: nothing to remember
         state = self.state(game_id)
         state.pace = seconds
         state.paced.set()

@@ -885,6 +885,9 @@ class DiscordGames:
             if self._ending.get(game_id) is ending:
                 del self._ending[game_id]
             ending.set()
+            session, meta = self.manager.get(game_id), self._meta.get(game_id)
+            if session is not None and not session.is_over and meta is not None:
+                self.frontend.set_pace(game_id, meta.pace)  # not ended: paced as before
 
     async def _ended_meanwhile(
         self, interaction: discord.Interaction, session: GameSession

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import discord
 import pytest
@@ -24,9 +24,10 @@ from bot.agent_port import InProcessAgents
 from bot.config import Config, Timers
 from bot.discord import texts
 from bot.discord.components import ComponentId
+from bot.discord.frontend import DiscordFrontend
 from bot.discord.games import DiscordGames
 from bot.narrate import narrate
-from bot.storage import StoredGame
+from bot.storage import StorageError, StoredGame
 from engine import Action, Vote
 
 from .driver import Driver, components, text_of
@@ -458,6 +459,37 @@ async def test_a_paced_demo_is_cancelled_at_once(
         assert any(ended in text(m) for m in table.channel_messages())
 
 
+async def test_a_demo_whose_cancel_fails_keeps_its_pace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cancel unpaces the demo first; a cancel the database refuses leaves the demo
+    running, at its pace again (it ran on unpaced until the next restart)."""
+    monkeypatch.setitem(games_module.DEMO_PACE, "slow", 3600.0)
+    async with open_table(tmp_path, FAST) as table:
+        alice = table.members[0]
+        started = await alice.slash(table.channel, "demo", players=5, speed="slow")
+        assert told(started) == texts.DEMO_STARTING
+        game_id = table.bot.games.game_in(table.channel.id)
+        assert game_id is not None
+        await table.until(
+            lambda: any("begins" in text(m) for m in table.channel_messages()),
+            what="the demo's first post",
+        )
+
+        async def refused(*args: object, **kwargs: object) -> None:
+            raise StorageError("database is locked")
+
+        monkeypatch.setattr(table.storage, "finish_game", refused)
+        table.expect_error("command cancel failed")  # logged
+        table.expect_error("StorageError: database is locked")  # and raised to discord.py
+        failed = await asyncio.wait_for(alice.slash(table.channel, "cancel"), 30)
+        assert told(failed) == texts.SOMETHING_WRONG
+        session = table.bot.games.manager.get(game_id)
+        assert session is not None and not session.is_over
+        assert table.bot.games.frontend.state(game_id).pace == 3600.0
+        await session.stop()
+
+
 async def test_an_ai_seat_added_at_its_own_strength_plays_that_agent(tmp_path: Path) -> None:
     config = replace(FAST, ai_specs={"easy": "selfish", "normal": "random", "strong": "random"})
     async with open_table(tmp_path, config) as table:
@@ -611,3 +643,13 @@ async def test_a_game_that_cannot_be_resumed_at_a_restart_can_be_cancelled(
     click = await forge_click(table, bob, vote, nein)
     assert told(click) == texts.GAME_CANCELLED
     assert table.bot.games.game_in(table.channel.id) is None  # the channel is free again
+
+
+async def test_unpacing_a_game_the_front_end_forgot_remembers_nothing() -> None:
+    """A /cancel whose game ended meanwhile unpaces a game the front-end has forgotten:
+    that used to bring back an empty memory of it, never dropped again."""
+    frontend = DiscordFrontend(cast(discord.Client, None), dm_secrets=False)
+    frontend.set_pace(7, 2.0)  # a demo
+    frontend.forget(7)  # it ended
+    frontend.set_pace(7, 0.0)
+    assert 7 not in frontend._games
