@@ -232,11 +232,21 @@ async def cancel_terminal(game_id: int, *, db_path: str | os.PathLike[str]) -> s
             stored = await store.load_game(game_id)
         except GameDamaged as damage:
             status, in_channel = await store.game_status(game_id)
+            what = f"damaged ({damage.reason})"
+            if status == "damaged":
+                raise NotHere(
+                    f"game #{game_id} was set aside as {what}: it never resumes."
+                ) from damage
             if status not in ("running", "paused"):  # it would not replay either
                 raise NotHere(
-                    f"game #{game_id} is {status}, and damaged ({damage.reason}): it never resumes."
+                    f"game #{game_id} is {status}, and {what}: it never resumes."
                 ) from damage
-            _check_place(game_id, status, in_channel=in_channel)
+            if in_channel:  # the bot, at its next start, sets the row aside: not ours to end
+                raise NotHere(
+                    f"game #{game_id} is played in a Discord channel, and its row is {what}: "
+                    "/cancel there ends it while the bot runs it; at its next start the bot "
+                    "sets it aside as damaged."
+                ) from damage
             await store.finish_game(
                 game_id, status="cancelled", winner=None, reason=None, roles=None
             )

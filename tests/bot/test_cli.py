@@ -618,6 +618,8 @@ def test_shbot_cancel_ends_a_terminal_game_whose_row_does_not_read_back(
     if discord:
         [line] = captured.err.strip().splitlines()
         assert "Discord" in line and captured.out == ""
+        # Not "the bot carries it on": at its next start the bot sets a damaged row aside.
+        assert "damaged (variant" in line and "sets it aside" in line, line
         assert _status(db, running) == "running"
         return
     [line] = captured.out.strip().splitlines()
@@ -632,3 +634,9 @@ def test_shbot_cancel_ends_a_terminal_game_whose_row_does_not_read_back(
     assert cli.main(["--db", str(db), "cancel", str(running)]) == 1
     err = capsys.readouterr().err
     assert f"game #{running} is cancelled, and damaged (variant" in err and "replay" not in err
+    # One the bot set aside as damaged already reads as such, not "damaged, and damaged".
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE games SET status = 'damaged' WHERE id = ?", (running,))
+    assert cli.main(["--db", str(db), "cancel", str(running)]) == 1
+    err = capsys.readouterr().err
+    assert f"game #{running} was set aside as damaged (variant" in err, err
