@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import copy
 import functools
 import logging
 import re
@@ -39,7 +38,6 @@ import discord
 import simcord
 from simcord.backend import serializers
 from simcord.enums import ComponentType, InteractionType
-from simcord.results import to_discord_message
 
 from bot.config import Config
 from bot.discord.app import GameDesk, SecretHitlerBot
@@ -121,10 +119,6 @@ class Harness:
     guild: simcord.GuildHandle = field(init=False)
     channel: simcord.ChannelHandle = field(init=False)
     members: list[simcord.MemberActor] = field(init=False)
-    # message id -> (the bot it was built for, its payload then, the message built)
-    _built: dict[int, tuple[object, Any, discord.Message]] = field(
-        init=False, default_factory=dict, repr=False
-    )
 
     def __post_init__(self) -> None:
         self.guild = self.env.create_guild(name="Game night")
@@ -175,28 +169,8 @@ class Harness:
             await asyncio.sleep(0.005)
 
     def channel_messages(self) -> list[discord.Message]:
-        """Every message in the channel as a non-member would see it (no ephemerals).
-
-        What `self.channel.history()` returns, but each message is built again only when
-        its payload changed (or the bot was restarted): the tests poll the channel every
-        few milliseconds, and building every message of a long game anew each time (a
-        deep copy of its payload, then a `discord.Message`) took most of their time, on
-        the event loop the bot runs on. Treat the messages as read-only."""
-        backend = self.env.backend
-        bot = self.env.bot
-        out = []
-        for stored in sorted(
-            backend.messages.get(self.channel.id, {}).values(), key=lambda m: m.id
-        ):
-            if not stored.visible_to(None):
-                continue
-            payload = serializers.message_payload(backend, stored)
-            seen = self._built.get(stored.id)
-            if seen is None or seen[0] is not bot or seen[1] != payload:
-                seen = (bot, copy.deepcopy(payload), to_discord_message(self.env, stored))
-                self._built[stored.id] = seen
-            out.append(seen[2])
-        return out
+        """Every message in the channel as a non-member would see it (no ephemerals)."""
+        return self.channel.history()
 
     def message(self, message_id: int) -> discord.Message:
         """A channel message by id, as stored now (edits applied)."""
