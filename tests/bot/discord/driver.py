@@ -183,11 +183,39 @@ class Driver:
             return lambda: ready() or game_progress(self.table) != progress
 
         while not ready():
-            await self.table.until(
-                ready_or_moved_from(game_progress(self.table)),
-                timeout=still,
-                what="a prompt for a member (the game did not move)",
+            try:
+                await self.table.until(
+                    ready_or_moved_from(game_progress(self.table)),
+                    timeout=still,
+                    what="a prompt for a member (the game did not move)",
+                )
+            except AssertionError as exc:
+                raise AssertionError(f"{exc}\n{self.stuck()}") from None
+
+    def stuck(self) -> str:
+        """Where the game and the members stand, for a failure's message: whom the game
+        waits for, the prompts it holds open, the prompts shown and what was answered."""
+        lines = []
+        session = self.table.bot.games.manager.for_channel(self.table.channel.id)
+        if session is None:
+            lines.append("no game in the channel")
+        else:
+            game = session.game
+            lines.append(
+                f"game: phase {game.phase.name}, {len(game.actions)} actions, paused "
+                f"{session.paused}, waits for seats {list(game.awaiting())}"
             )
+            for member in self.humans:
+                seat = session.table.seat_of(member.id)
+                held = [] if seat is None else [p.id for p in session.open_prompts(seat)]
+                lines.append(f"member {member.id} (seat {seat}): open prompts {held}")
+        for message in self.table.channel_messages()[-5:]:
+            ids = [c.get("custom_id") for c in components(message)]
+            if ids:
+                lines.append(f"shown {message.id}: {ids}")
+        lines.append(f"done {sorted(self.done)}, parked {self.parked}")
+        lines.append(f"last replies {self.replies[-6:]}")
+        return "\n".join(lines)
 
     async def play(self, *, until: Any, limit: int = 400) -> int:
         """Act until `until()` is true; returns the number of actions taken."""
