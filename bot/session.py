@@ -384,6 +384,10 @@ class GameSession:
         # Set once the session has asked for the step the game stands at (or stopped):
         # before that, a prompt missing from `_open` may just not be asked again yet.
         self._asked_once = asyncio.Event()
+        # Set once the session has asked for the step the game stands at, cleared when an
+        # action moves the game to its next step (set for good once it asks no more): an
+        # answer is stored before the next step's prompts are issued.
+        self._step_asked = asyncio.Event()
         self._closed = asyncio.Event()  # set once the session will do nothing more
         self._end_unstored = False  # the reveal is on its way: the end is not stored yet
         self._reveal_queued = 0  # the outbox's `queued` once the reveal was put
@@ -517,6 +521,18 @@ class GameSession:
         """The prompts `seat` may answer now."""
         return tuple(self._open.get(seat, {}).values())
 
+    async def prompts_when_asked(self, seat: int, within: float) -> Sequence[Prompt]:
+        """`open_prompts(seat)`, once the session has asked for the step the game stands
+        at if the game awaits `seat` now: an answer that moves the game on (a President's
+        discard) is stored before the next step is asked (its deadline is stored first),
+        and a look in between must not find nothing asked of the seat. Waits `within`
+        seconds at most."""
+        if not self._step_asked.is_set() and seat in self.game.awaiting():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(within):
+                    await self._step_asked.wait()
+        return self.open_prompts(seat)
+
     async def choose(self, user_id: int, prompt_id: str, option: int) -> Prompt:
         """`user_id` picked option number `option` of prompt `prompt_id`.
 
@@ -647,6 +663,7 @@ class GameSession:
                 await self._last_write(self._store_end(), "the end")  # the reveal is shown
         finally:
             self._asked_once.set()
+            self._step_asked.set()
             self._closed.set()
 
     async def _last_write(self, write: Awaitable[None], what: str) -> None:
@@ -709,6 +726,7 @@ class GameSession:
             await self._pause(exc)
         finally:
             self._asked_once.set()  # nothing more will be asked: clicks are answered now
+            self._step_asked.set()
             for task in self.ai.tasks:
                 task.cancel()
             if self.pause_reason is None:
@@ -779,6 +797,8 @@ class GameSession:
         try:
             await self._supervise(turn, deadline)
             self._asked_once.set()  # an AI's turn asks nobody
+            if self._turn == turn:
+                self._step_asked.set()
             # After the prompts: a front-end may build its message from both.
             self._announce_waiting(deadline)
             seen = clock.watch(self._changed.set) if deadline else None
@@ -1127,6 +1147,7 @@ class GameSession:
         turn = _advance_turn(self._turn, action, events)
         if turn != self._turn:
             self._turn = turn
+            self._step_asked.clear()
             self._vote_start = None
             for seat in list(self._open):  # every earlier decision is settled now
                 reason = notices.DONE if seat == action.seat else notices.MOVED_ON

@@ -54,6 +54,9 @@ log = logging.getLogger(__name__)
 
 DEMO_PACE = {"fast": 0.5, "normal": 2.0, "slow": 4.0}  # seconds between demo messages
 MAX_PACE_S = 60.0  # a stored pace beyond this is damage, not a choice
+# How long a click on the hand button waits for its step to be asked (the click is
+# answered without deferring: well inside Discord's 3-second window).
+HAND_WAIT_S = 1.5
 # What a click on a game no session holds is told, by the game's stored status.
 _WHY_NOT_RUNNING = {
     "finished": texts.GAME_OVER,
@@ -481,18 +484,29 @@ class DiscordGames:
         if len(seats) == 3 and seat not in seats[:2]:
             await answer(interaction, texts.HAND_NOT_IN_GOVERNMENT)
             return
+        public = session.spectator_view()
+        holds = (public.phase is Phase.PRESIDENT_DISCARD and public.president == seat) or (
+            public.phase is Phase.CHANCELLOR_ENACT and public.chancellor == seat
+        )
+        # The one button of the session stands before the Chancellor's step is asked: a
+        # click as the President discards waits for it (answered within Discord's 3 s).
+        prompts = (
+            await session.prompts_when_asked(seat, HAND_WAIT_S)
+            if holds
+            else session.open_prompts(seat)
+        )
         prompt = next(
-            (
-                p
-                for p in session.open_prompts(seat)
-                if p.kind is PromptKind.ACTION and prompt_kind(p) == "hand"
-            ),
+            (p for p in prompts if p.kind is PromptKind.ACTION and prompt_kind(p) == "hand"),
             None,
         )
         if prompt is None:
-            public = session.spectator_view()
-            waits = public.phase is Phase.PRESIDENT_DISCARD and public.chancellor == seat
-            await answer(interaction, texts.HAND_NOT_YET if waits else texts.HAND_EMPTY)
+            if holds:
+                text = texts.HAND_COMING
+            elif public.phase is Phase.PRESIDENT_DISCARD and public.chancellor == seat:
+                text = texts.HAND_NOT_YET
+            else:
+                text = texts.HAND_EMPTY
+            await answer(interaction, text)
             return
         # The question names the policies in hand: this reply is for the seat alone.
         await answer(interaction, prompt.question, view=hand_components(session.table, prompt))

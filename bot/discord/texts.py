@@ -275,6 +275,7 @@ ASK_NOT_POSTED = (
 )
 HAND_EMPTY = "You hold no policies now: the game has moved on."
 HAND_NOT_YET = "Not yet: the President still holds the policies. Your hand comes next."
+HAND_COMING = "Your policies are on their way: open your hand again in a moment."
 HAND_NOT_IN_GOVERNMENT = "Only the President and the Chancellor hold policies."
 HAND_READY = "Game #{game}: the President passed you two policies. Open your hand in <#{channel}>."
 # A decision edited into an earlier message (an edit notifies nobody) is told by one short

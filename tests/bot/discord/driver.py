@@ -17,7 +17,7 @@ import simcord
 
 from bot.discord.components import ComponentId
 from bot.discord.texts import BUTTON_HAND as HAND_LABEL
-from bot.discord.texts import HAND_NOT_YET
+from bot.discord.texts import HAND_COMING, HAND_NOT_YET
 
 from .harness import Harness, embed_text, mentioned, parts, text
 
@@ -157,8 +157,8 @@ class Driver:
                 if hand.content == HAND_NOT_YET:  # again once the President has discarded
                     self.done.discard((member.id, str(decision)))
                     self.parked[member.id] = game_progress(self.table)
-                elif hand.content.startswith(PAUSED):  # again once the game goes on
-                    self.done.discard((member.id, str(decision)))
+                elif hand.content == HAND_COMING or hand.content.startswith(PAUSED):
+                    self.done.discard((member.id, str(decision)))  # again in a moment
                 self.replies.append(hand.content)
                 return hand.content
             choice = self.rng.choice([c["label"] for c in components(hand)])
