@@ -25,7 +25,6 @@ import logging
 import os
 import signal
 import sys
-import unicodedata
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from .errors import BotError  # no dependencies: cheap to import first
+from .seat_names import ends_in_ai_mark
 
 # The game's modules are imported when a command needs them: a Ctrl-C while Python starts
 # then ends `shbot` quietly (status 130) rather than with a traceback from an import.
@@ -95,21 +95,12 @@ def player_name(text: str) -> str:
         raise argparse.ArgumentTypeError("your name must be one line of printable characters.")
     if len(name) > MAX_NAME:
         raise argparse.ArgumentTypeError(f"your name may be {MAX_NAME} characters at most.")
-    if _looks_like(name).endswith("(ai)"):
+    if ends_in_ai_mark(name):
         # An AI seat is labelled "Boris (AI)" (bot.manager): a person would pass for one.
         raise argparse.ArgumentTypeError(
             "your name may not end in (AI): that is how the AI players are labelled."
         )
     return name
-
-
-def _looks_like(name: str) -> str:
-    """What `name` reads as at the table, for comparing: its letters, digits and
-    parentheses in plain ASCII, lower case. NFKC makes fullwidth look-alikes ASCII;
-    whatever is left unseen (spaces, joiners, marks, fillers, braille blanks) is dropped.
-    (Other scripts' look-alikes, e.g. Cyrillic letters, are not caught.)"""
-    folded = unicodedata.normalize("NFKC", name).casefold()
-    return "".join(c for c in folded if c.isascii() and (c.isalnum() or c in "()"))
 
 
 def pace_seconds(text: str) -> float:

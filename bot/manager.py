@@ -34,6 +34,7 @@ from .errors import failure_cause
 from .frontends import bind_frontend
 from .notices import RESTART_NOTICE, RESUME_NOTICE
 from .ports import Frontend, SeatInfo
+from .seat_names import AI_MARK, member_seat_name
 from .session import GameSession, SessionOptions
 from .storage import (
     GameDamaged,
@@ -166,11 +167,11 @@ class SessionManager:
         options = options or SessionOptions()
         spec = ai_spec or options.substitute_spec
         seed = random.SystemRandom().randrange(2**62) if seed is None else seed
-        suffix = " (AI)" if joined else ""
+        suffix = AI_MARK if joined else ""
         seats = [
             SeatInfo(s, BOT_NAMES[s] + suffix, None, (seat_specs or {}).get(s, spec))
             if m is None
-            else SeatInfo(s, m.name, m.user_id, None)
+            else SeatInfo(s, member_seat_name(m.name), m.user_id, None)
             for s, m in enumerate([*humans, *[None] * (players - len(humans))])
         ]
         game = Game(players, variant=variant, seed=seed)

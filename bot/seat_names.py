@@ -1,0 +1,43 @@
+"""The names seats go by at the table: an AI seat's mark, and a member's name kept from
+passing for one.
+
+An AI seat beside people is labelled "Boris (AI)". A person's name is their own choice
+(a Discord display name, the terminal's `--name`), so "Boris (AI)" could be one: a
+member who passes for an AI player at a table of people is a lie the bot would tell
+for them. The terminal refuses such a name; a Discord member is seated without the mark.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+AI_MARK = " (AI)"
+_MARK_LOOK = "(ai)"  # the mark as `looks_like` reads it
+UNNAMED = "Player"  # a member whose name was nothing but the mark
+
+
+def looks_like(name: str) -> str:
+    """What `name` reads as at the table, for comparing: its letters, digits and
+    parentheses in plain ASCII, lower case. NFKC makes fullwidth look-alikes ASCII;
+    whatever is left unseen (spaces, joiners, marks, fillers, braille blanks) is dropped.
+    (Other scripts' look-alikes, e.g. Cyrillic letters, are not caught.)"""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return "".join(c for c in folded if c.isascii() and (c.isalnum() or c in "()"))
+
+
+def ends_in_ai_mark(name: str) -> bool:
+    """Whether `name` reads as ending in an AI seat's mark, "(AI)" in any case, width or
+    spacing."""
+    return looks_like(name).endswith(_MARK_LOOK)
+
+
+def member_seat_name(name: str) -> str:
+    """A member's name as their seat shows it: without the AI marks it ends in (each cut
+    where what it reads as ends before the mark), never empty."""
+    while ends_in_ai_mark(name):
+        keep = len(looks_like(name)) - len(_MARK_LOOK)
+        cut = len(name)
+        while cut > 0 and len(looks_like(name[:cut])) > keep:
+            cut -= 1
+        name = name[:cut].rstrip()
+    return name.strip() or UNNAMED

@@ -1,0 +1,33 @@
+"""A member's name never passes for an AI seat's label ("Boris (AI)")."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.seat_names import UNNAMED, ends_in_ai_mark, member_seat_name
+
+
+@pytest.mark.parametrize(
+    ("name", "seated"),
+    [
+        ("Chen (AI)", "Chen"),
+        ("Chen (ai)  ", "Chen"),
+        ("Chen\uff08\uff21\uff29\uff09", "Chen"),  # fullwidth look-alikes
+        ("Chen (A\u200bI)", "Chen"),  # an invisible joiner inside the mark
+        ("Boris (AI) (AI)", "Boris"),
+        ("Zoë (AI)", "Zoë"),  # the name's own letters are kept as they are
+        ("(AI)", UNNAMED),
+        ("Ana (Aida)", "Ana (Aida)"),
+        ("x(AI)y", "x(AI)y"),
+        ("alice", "alice"),
+    ],
+)
+def test_a_member_is_seated_without_an_ai_mark(name: str, seated: str) -> None:
+    assert member_seat_name(name) == seated
+    assert not ends_in_ai_mark(member_seat_name(name))
+
+
+def test_the_mark_reads_the_same_in_any_case_width_or_spacing() -> None:
+    assert ends_in_ai_mark("Boris (AI)") and ends_in_ai_mark("boris( a i )")
+    assert ends_in_ai_mark("Boris\u3000\uff08\uff41\uff49\uff09")
+    assert not ends_in_ai_mark("Boris (AIR)") and not ends_in_ai_mark("Boris AI")
