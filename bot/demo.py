@@ -207,7 +207,9 @@ async def resume_terminal(
             frontend.say(f"Game #{game_id} resumes. Players: {_names(session)}.{intro}")
             if local is not None:  # what the player knew: their own secrets, theirs only
                 teller = frontend.teller(session.table)
-                for event in session.game.events:
+                events = session.game.events
+                # What the table never saw is shown again by the session: not here too.
+                for event in events[: len(events) - len(session.unshown)]:
                     if event.audience is not None and local in event.audience:
                         line = teller.line(event)
                         if line is not None:

@@ -460,6 +460,12 @@ class GameSession:
             ),
         )
 
+    @property
+    def unshown(self) -> Sequence[ev.Event]:
+        """The events the table had not been shown when the game stopped (the last of
+        `game.events`): the session shows them when it resumes, and empties this."""
+        return self._unshown
+
     # --- GameControl: what front-ends call ----------------------------------------------
 
     @property

@@ -322,3 +322,56 @@ async def test_a_resumed_game_takes_the_pace_given_for_this_run(tmp_path: Path) 
     assert paces == [0.0, 0.0, 0.01, 0.0, 0.02]  # this run's only: the stored pace stays
     async with await Storage.open(db) as store:
         assert (await store.load_game(session.game_id)).status == "running"
+
+
+@pytest.mark.parametrize("shown", ["nothing", "the opening only"])
+async def test_a_resumed_game_tells_the_player_each_secret_once(tmp_path: Path, shown: str) -> None:
+    """The process died before the table saw part of the game: the session shows that
+    part again when it resumes, so the terminal's recap of what the player knew stops
+    where the table's view stopped (the role was told twice before)."""
+    import json
+    import sqlite3
+
+    from bot.demo import resume_terminal
+
+    db = tmp_path / "games.db"
+    stop = asyncio.Event()
+    asked = 0
+
+    async def answer_then_stop(prompt: str) -> str:
+        nonlocal asked
+        asked += 1
+        if asked > 4:  # Ctrl-C while the player thinks
+            stop.set()
+            await asyncio.Event().wait()
+        return "1"
+
+    stopped = await play_terminal(
+        5, seat=1, seed=11, agent="random", out=io.StringIO(), read_line=answer_then_stop,
+        db_path=db, stop=stop,
+    )  # fmt: skip
+    assert len(stopped.game.actions) > 2
+    cursor = -1 if shown == "nothing" else 0
+    with sqlite3.connect(db) as conn:  # as a process killed that early stored it
+        [(state,)] = conn.execute("SELECT session_state FROM games").fetchall()
+        conn.execute(
+            "UPDATE games SET session_state = ?",
+            (json.dumps({**json.loads(state), "shown": cursor}),),
+        )
+
+    out = io.StringIO()
+    session = await resume_terminal(
+        stopped.game_id,
+        player=True,
+        out=out,
+        read_line=reader([]),  # type: ignore[arg-type]
+        db_path=db,
+    )
+    assert session.game.is_over
+    told = out.getvalue().split(REVEAL)[0]
+    teller = TerminalFrontend(seat=1).teller(session.table)
+    mine = [e for e in stopped.game.events if e.audience and 1 in e.audience]
+    assert isinstance(mine[0], ev.RoleDealt)
+    for event in mine:
+        line = teller.line(event)
+        assert line is not None and told.count(line) == 1, (line, told)
