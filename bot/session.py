@@ -527,6 +527,13 @@ class GameSession:
         """The prompts `seat` may answer now."""
         return tuple(self._open.get(seat, {}).values())
 
+    def ai_decides(self, seat: int) -> bool:
+        """Whether an AI is deciding the step that awaits `seat` in its member's place:
+        their time ran out (or their seat is handed over) and the AI has not played yet."""
+        return seat in self.game.awaiting() and (
+            self._seats[seat].is_ai or self._standing_in(seat) or self.ai.deciding(seat)
+        )
+
     async def prompts_when_asked(self, seat: int, within: float) -> Sequence[Prompt]:
         """`open_prompts(seat)`, once the session has asked for the step the game stands
         at if the game awaits `seat` now: an answer that moves the game on (a President's
@@ -1099,6 +1106,8 @@ class GameSession:
         ends = _advance_turn(self._turn, action, events) != self._turn
         ends = ends or self._closes_claim_windows(action)
         clear = ends and self._deadlines.stored is not None
+        if ends:  # the game stands at the next step already: not asked before the write
+            self._step_asked.clear()
         if self.store is not None:
             try:
                 await self.store.append_action(
@@ -1108,6 +1117,8 @@ class GameSession:
                 # Not stored, so it did not happen: back to the stored game (the move
                 # stack takes it back; replaying the whole game is not needed).
                 game.undo()
+                if ends:
+                    self._step_asked.set()  # the step it stood at is asked still
                 if not isinstance(exc, asyncio.CancelledError):
                     self._fail(exc)
                 raise
@@ -1348,6 +1359,8 @@ class GameSession:
                 return prompt
         if self.is_over:
             raise StalePrompt("This game is over.")
+        if prompt_id == self._prompt_id() and self.ai_decides(seat):
+            raise StalePrompt(notices.TIME_UP)  # a late answer: the stand-in has not played
         if prompt_id == self._prompt_id():  # someone else's button
             names = ", ".join(self._label(s) for s in self.game.awaiting())
             raise NotAPlayer(f"That choice is not yours: the game waits for {names}.")

@@ -500,7 +500,9 @@ class DiscordGames:
             None,
         )
         if prompt is None:
-            if holds:
+            if holds and session.ai_decides(seat):
+                text = notices.TIME_UP  # a late look: an AI is playing this hand for them
+            elif holds:
                 text = texts.HAND_COMING
             elif public.phase is Phase.PRESIDENT_DISCARD and public.chancellor == seat:
                 text = texts.HAND_NOT_YET
@@ -573,10 +575,26 @@ class DiscordGames:
         names = [s.name for s in session.table.seats]
         text = board_text(session.spectator_view(), names)
         waiting = self.frontend.last_waiting(session.game_id)
+        labels = session.table.labels
+        claims = [
+            labels[seat]
+            for seat in range(len(labels))
+            if any(p.kind is PromptKind.CLAIM for p in session.open_prompts(seat))
+        ]
         if session.paused:
             text += "\n\n" + texts.STATUS_PAUSED
-        elif waiting is not None:
-            text += "\n\n" + waiting.text
+        else:
+            # The last line shown is stale once its decision is over (the claims that
+            # follow a session are not a decision of the game's): say it only if current.
+            game = session.game
+            if (
+                waiting is not None
+                and waiting.phase is game.phase
+                and set(waiting.seats) == set(game.awaiting())
+            ):
+                text += "\n\n" + waiting.text
+            if claims:
+                text += "\n\n" + texts.STATUS_CLAIMS.format(names=", ".join(claims))
         embed = discord.Embed(title=f"Game #{session.game_id}", description=text[:4096])
         await answer(interaction, embed=embed)  # deferred by /status (it reads the lobby)
 

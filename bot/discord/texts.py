@@ -309,6 +309,7 @@ NOTHING_PAUSED = "No game is paused in this channel: there is nothing to resume.
 RESUME_RIGHTS = "Only the host of this game or a member with Manage Server can resume it."
 RESUMED = "Done: the game resumes where it stopped."
 RESUME_FAILED = "The game could not be resumed; it stays paused. /cancel ends it."
+STATUS_CLAIMS = "Waiting for the claims of {names}."
 STATUS_PAUSED = "**Paused** because of an internal error: /resume carries on, /cancel ends it."
 # /status in a channel whose latest game ended without being played to its end.
 STATUS_SET_ASIDE = (

@@ -19,7 +19,7 @@ import discord
 import pytest
 
 from bot.discord import games, texts
-from engine import Phase
+from engine import Discard, Phase
 
 from .driver import Driver, components
 from .harness import Harness, mentioned, text
@@ -116,3 +116,36 @@ async def test_a_step_asked_too_late_for_the_click_says_to_look_again(
     await table.until(lambda: bool(session.open_prompts(seat)), what="the step asked")
     again = await chancellor.click(hand, label=texts.BUTTON_HAND)
     assert again.response is not None and again.response.content.startswith("You received ")
+
+
+async def test_a_click_while_the_discard_is_being_stored_waits_for_the_hand(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The discard is applied (the game stands at the Chancellor's enactment) before its
+    write returns: a click then waits for the step too."""
+    hand, president, chancellor, release = await _a_president_holding_policies(table, monkeypatch)
+    release.set()  # only the discard's own write is held here
+    session = table.bot.games.manager.for_channel(table.channel.id)
+    assert session is not None and session.store is not None
+    store, written = session.store, asyncio.Event()
+    real = store.append_action
+
+    async def slow_append(game: int, index: int, action: Any, **kwargs: Any) -> None:
+        if isinstance(action, Discard):
+            await written.wait()
+        await real(game, index, action, **kwargs)
+
+    monkeypatch.setattr(store, "append_action", slow_append)
+    seat = session.table.seat_of(president.id)
+    assert seat is not None
+    [prompt] = session.open_prompts(seat)
+    # The President's click, without the harness (it runs one click at a time).
+    discard = asyncio.create_task(session.choose(president.id, prompt.id, 0))
+    await table.until(lambda: session.game.phase is Phase.CHANCELLOR_ENACT, what="applied")
+    click = asyncio.create_task(chancellor.click(hand, label=texts.BUTTON_HAND))
+    await asyncio.sleep(0.1)
+    written.set()
+    opened = await click
+    await discard
+    assert opened.response is not None
+    assert opened.response.content.startswith("You received "), opened.response.content
