@@ -8,6 +8,7 @@ import io
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -164,28 +165,33 @@ def test_session_notices_in_a_terminal_name_no_discord_commands() -> None:
     assert _terminal_words("Board: 3/5, and a/b.") == "Board: 3/5, and a/b."
 
 
-async def test_a_resumed_game_tells_the_player_their_own_secrets_and_nobody_elses(
-    tmp_path: Path,
-) -> None:
-    from bot.demo import resume_terminal
-
-    db = tmp_path / "games.db"
+async def stopped_after(db: Path, answers: int, *, seat: int = 1, seed: int = 11) -> Any:
+    """A terminal game (`shbot play`) whose player answers "1" `answers` times, then
+    presses Ctrl-C while thinking: the session as it stopped, stored in `db`."""
     stop = asyncio.Event()
     asked = 0
 
     async def answer_then_stop(prompt: str) -> str:
         nonlocal asked
         asked += 1
-        if asked > 6:  # Ctrl-C while the player thinks
+        if asked > answers:
             stop.set()
             await asyncio.Event().wait()
         return "1"
 
-    first = io.StringIO()
-    stopped = await play_terminal(
-        5, seat=1, seed=11, agent="random", out=first, read_line=answer_then_stop,
-        db_path=db, stop=stop,
+    return await play_terminal(
+        5, seat=seat, seed=seed, agent="random", out=io.StringIO(),
+        read_line=answer_then_stop, db_path=db, stop=stop,
     )  # fmt: skip
+
+
+async def test_a_resumed_game_tells_the_player_their_own_secrets_and_nobody_elses(
+    tmp_path: Path,
+) -> None:
+    from bot.demo import resume_terminal
+
+    db = tmp_path / "games.db"
+    stopped = await stopped_after(db, 6)
     assert not stopped.game.is_over and not stopped.paused
     before = len(stopped.game.actions)
 
@@ -227,17 +233,7 @@ async def test_resuming_gives_the_terminal_its_seat_back_after_input_closed(
     from bot.demo import resume_terminal
 
     db = tmp_path / "games.db"
-    stop = asyncio.Event()
-
-    async def answer_then_stop(prompt: str) -> str:
-        stop.set()  # Ctrl-C at the first question
-        await asyncio.Event().wait()
-        return "1"
-
-    stopped = await play_terminal(
-        5, seat=0, seed=2, agent="random", out=io.StringIO(), read_line=answer_then_stop,
-        db_path=db, stop=stop,
-    )  # fmt: skip
+    stopped = await stopped_after(db, 0, seat=0, seed=2)  # Ctrl-C at the first question
     assert not stopped.game.is_over
     with sqlite3.connect(db) as conn:  # as stored when input closed: an AI took the seat
         conn.execute("UPDATE seats SET agent = 'random' WHERE seat = 0")
@@ -335,21 +331,7 @@ async def test_a_resumed_game_tells_the_player_each_secret_once(tmp_path: Path, 
     from bot.demo import resume_terminal
 
     db = tmp_path / "games.db"
-    stop = asyncio.Event()
-    asked = 0
-
-    async def answer_then_stop(prompt: str) -> str:
-        nonlocal asked
-        asked += 1
-        if asked > 4:  # Ctrl-C while the player thinks
-            stop.set()
-            await asyncio.Event().wait()
-        return "1"
-
-    stopped = await play_terminal(
-        5, seat=1, seed=11, agent="random", out=io.StringIO(), read_line=answer_then_stop,
-        db_path=db, stop=stop,
-    )  # fmt: skip
+    stopped = await stopped_after(db, 4)
     assert len(stopped.game.actions) > 2
     cursor = -1 if shown == "nothing" else 0
     with sqlite3.connect(db) as conn:  # as a process killed that early stored it
