@@ -607,6 +607,7 @@ class GameSession:
             self._expiries[seat] = 0
             await self._save_state()
             self._post_notice(notices.came_back(self._label(seat)))
+            self._changed.set()  # a ballot their AI cast is theirs again (`_reconcile`)
         return notices.WELCOME_BACK
 
     # --- running ------------------------------------------------------------------------
@@ -956,9 +957,14 @@ class GameSession:
         for seat in seats:
             info = self._seats[seat]
             task = self.ai.task(seat)
+            if task is not None and (not task.done() or seat not in awaited):
+                # A ballot cast by the AI that played the seat until /back: the member
+                # may change it now, as after a restart.
+                back = task.done() and not info.is_ai and not self._standing_in(seat)
+                if back and PromptKind.ACTION not in self._open.get(seat, {}):
+                    self._issue(self._action_prompt(seat, deadline))
+                continue  # an AI decides this one (a stand-in, or the seat's own AI)
             if task is not None:
-                if not task.done() or seat not in awaited:
-                    continue  # an AI decides this one (a stand-in, or the seat's own AI)
                 # The AI decision ended without a move (its task died): ask it again.
                 self.repairs += 1
                 log.info(

@@ -12,10 +12,10 @@ from bot.config import Timers
 from bot.discord import texts
 
 from .driver import Driver, components
-from .harness import mentioned, text
+from .harness import mentioned, text, told
 from .test_game_flow import FAST, open_table, start_game
 from .test_hand_in_between import _hand_message
-from .test_open_decisions import SHORT_VOTE, until_vote
+from .test_open_decisions import LONG, SHORT_VOTE, until_vote
 
 # The AI standing in for a member thinks 3 s, at least 0.5 s: the late click lands first.
 SLOW_STAND_IN = {"ai_pace": 0.5, "ai_seconds": 3.0}
@@ -57,3 +57,29 @@ async def test_a_hand_played_as_its_timer_runs_out_is_told_time_is_up(tmp_path: 
         assert again.response is not None and again.response.content == notices.TIME_UP
         late = await president.click(opened.response, label=choice)
         assert late.response is not None and late.response.content == notices.TIME_UP
+
+
+async def test_a_member_back_during_a_vote_may_change_the_ballot_their_ai_cast(
+    tmp_path: Path,
+) -> None:
+    """/afk, the vote opens, the AI votes for them, /back: the vote's pings brought them
+    back, and the ballot is theirs to change until the last one is in (as after a
+    restart), not 'someone else's choice'."""
+    async with open_table(tmp_path, LONG) as table:
+        alice, bob = table.members[:2]
+        game_id = await start_game(table, [alice, bob], players=5)
+        session = table.bot.games.manager.get(game_id)
+        assert session is not None
+        assert told(await alice.slash(table.channel, "afk")) == notices.AWAY
+        vote = await until_vote(table, Driver(table, [bob], seed=1))
+        seat = session.table.seat_of(alice.id)
+        await table.until(lambda: seat in session.game.votes, what="alice's AI ballot")
+        await alice.slash(table.channel, "back")
+        cast = "Ja" if session.game.votes[seat] else "Nein"
+        other = "Nein" if cast == "Ja" else "Ja"
+        changed = await alice.click(table.message(vote.id), label=other)
+        assert changed.response is not None
+        assert changed.response.content.startswith(f"Your vote is in: **{other}**"), changed
+        again = await alice.click(table.message(vote.id), label=other)
+        assert again.response is not None
+        assert again.response.content == f"You already voted {other}."
