@@ -222,8 +222,8 @@ class GameCommands(commands.Cog):
     ) -> None:
         """A bot-only game, if the channel is free."""
         assert interaction.channel_id is not None  # see BotTree.interaction_check
-        if self.bot.games.game_in(interaction.channel_id) is not None:
-            await answer(interaction, texts.GAME_ALREADY_HERE)
+        if (busy := self.bot.games.why_busy(interaction.channel_id)) is not None:
+            await answer(interaction, busy)
             return
         await acknowledge(interaction)  # the lobby may have to be read from the database
         if await self.bot.lobbies.book.get(interaction.channel_id) is not None:

@@ -240,6 +240,16 @@ class DiscordGames:
 
     # --- GameLauncher -------------------------------------------------------------------
 
+    def why_busy(self, channel_id: int) -> str | None:
+        """Why no new game may open in a channel now, or None: a game runs there, or
+        one is over and still showing its end (its chart, its reveal: up to a minute)."""
+        if self.game_in(channel_id) is None:
+            return None
+        session = self._manager.for_channel(channel_id) if self._manager else None
+        if session is not None and session.is_over:
+            return texts.GAME_JUST_ENDED
+        return texts.GAME_ALREADY_HERE
+
     def game_in(self, channel_id: int) -> int | None:
         """The game running in a channel, if any (paused ones too, even one that could
         not be resumed at this start: no other game opens over it)."""

@@ -37,6 +37,11 @@ class GameLauncher(Protocol):
         """The id of the game running in a channel, if any."""
         ...
 
+    def why_busy(self, channel_id: int) -> str | None:
+        """Why no new game may open in a channel now (a game runs there, or one is still
+        showing its end), for the member who asked; None if it is free."""
+        ...
+
     async def launch(self, lobby: Lobby, table: Sequence[LobbySeat]) -> int:
         """Create and start the game of a lobby; returns the game id."""
         ...
@@ -73,8 +78,8 @@ class LobbyControl:
             await answer(interaction, refusal)
             return
         async with self.book.lock(channel_id):
-            if self.launcher.game_in(channel_id) is not None:
-                await answer(interaction, texts.GAME_ALREADY_HERE)
+            if (busy := self.launcher.why_busy(channel_id)) is not None:
+                await answer(interaction, busy)
                 return
             existing = await self.book.get(channel_id)
             if existing is not None:

@@ -71,6 +71,9 @@ LOBBY_NOT_STORED = (
 )
 LOBBY_NOT_STORED_CLOSED = "This lobby could not be stored, so it is closed. Try /newgame again."
 GAME_ALREADY_HERE = "A game is already running in this channel; /status shows it."
+GAME_JUST_ENDED = (
+    "The last game here has just ended and its reveal is on its way: open the next one in a moment."
+)
 DEMO_COOLDOWN = "A demo was started here a moment ago; the next one can start {when}."
 DEMO_LIMIT = "{limit} demo games already run in this server; wait for one to end."
 GUILD_ONLY = "This command works in a server channel, not in direct messages."

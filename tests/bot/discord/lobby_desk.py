@@ -8,6 +8,7 @@ from pathlib import Path
 
 import discord
 
+from bot.discord import texts
 from bot.discord.app import SecretHitlerBot
 from bot.discord.components import ComponentId
 from bot.discord.lobby import Lobby, LobbySeat
@@ -32,6 +33,9 @@ class RecordingDesk:
 
     def game_in(self, channel_id: int) -> int | None:
         return self.channels.get(channel_id)
+
+    def why_busy(self, channel_id: int) -> str | None:
+        return None if self.game_in(channel_id) is None else texts.GAME_ALREADY_HERE
 
     async def launch(self, lobby: Lobby, table: Sequence[LobbySeat]) -> int:
         self.launched.append((lobby, list(table)))
