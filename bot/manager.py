@@ -305,6 +305,20 @@ class SessionManager:
         async with self._resuming(game_id):
             return await self._resume_now(game_id)
 
+    async def cancel(self, session: GameSession, reason: str) -> GameSession:
+        """End the game of `session` without a winner (a host's decision, or the players'
+        majority), once a resume of it in flight is done: the session holding the game
+        then is the one ended (a resume may have replaced `session`), and the channel is
+        freed even if that session was stopped already (a resume that failed after
+        stopping it). Returns the session ended."""
+        game_id = session.game_id
+        async with self._resuming(game_id):
+            current = self._sessions.get(game_id) or session
+            await current.cancel(reason)
+            if current.is_over and self._sessions.get(game_id) is current:
+                del self._sessions[game_id]  # its watcher may be gone with its stop
+        return current
+
     @contextlib.asynccontextmanager
     async def _resuming(self, game_id: int) -> AsyncIterator[None]:
         """Hold the game's resume guard: resuming stops the old session (which may take

@@ -757,7 +757,7 @@ class DiscordGames:
             session.set_note(CANCEL_NOTE, asked.note())
             async with self._ending_game(session.game_id):
                 try:
-                    await session.cancel(texts.CANCEL_HOST_ALONE)
+                    session = await self.manager.cancel(session, texts.CANCEL_HOST_ALONE)
                 except Exception as exc:
                     if not session.is_over:  # not ended: the generic handler says so
                         raise
@@ -833,11 +833,22 @@ class DiscordGames:
         except Exception as exc:  # whatever the fault, the game stays paused, and says so
             # Only the type: the message may quote a private action.
             log.error("game %d could not be resumed (%s)", game_id, type(exc).__name__)
-            reply = texts.RESUME_FAILED
+            reply = await self._resume_refused(game_id)
         else:
             log.info("game %d resumed by a host in channel %s", game_id, interaction.channel_id)
             reply = texts.RESUMED
         await _complete(interaction, reply)
+
+    async def _resume_refused(self, game_id: int) -> str:
+        """What a failed /resume tells the host: the game stays paused, unless it ended
+        meanwhile (a /cancel, or the players' vote, between the look and the rebuild)."""
+        try:
+            status, _ = await self.manager.store.game_status(game_id)
+        except Exception:  # the database in trouble: the usual cause of the failure
+            return texts.RESUME_FAILED
+        if status in ("finished", "cancelled", "abandoned"):
+            return _WHY_NOT_RUNNING[status]
+        return texts.RESUME_FAILED
 
     async def _cancel_stranded(
         self, interaction: discord.Interaction, stranded: StoredGame
@@ -972,7 +983,7 @@ class DiscordGames:
         # edit it.
         await _acknowledge_agreement(interaction, session, request, update=True)
         try:
-            await session.cancel(texts.CANCEL_REASON)
+            session = await self.manager.cancel(session, texts.CANCEL_REASON)
         except Exception as exc:
             if not session.is_over:  # not ended: the request stays open, button and all
                 # Only the type: the message may quote a private action.

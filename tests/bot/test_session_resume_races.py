@@ -22,7 +22,7 @@ from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
 from bot.ports import PermissionLost, Table
 from bot.session import GameSession
-from bot.storage import Storage
+from bot.storage import Storage, StorageError
 
 from .conftest import UNTIMED, members, until
 from .test_supervision import CHANNEL, _paused
@@ -148,3 +148,42 @@ async def test_an_unexpected_failure_of_the_automatic_resume_is_logged(
         f"game {session.game_id} stays paused" in line and "KeyError" in line for line in lines
     )
     assert not any("L L F" in line for line in lines)
+
+
+@pytest.mark.parametrize("resume", ["carries the game on", "fails"])
+async def test_a_cancel_during_a_resume_ends_the_game_and_frees_the_channel(
+    session_store: Storage, monkeypatch: pytest.MonkeyPatch, resume: str
+) -> None:
+    """A host's /resume stops the paused session and builds the next one (seconds); a
+    /cancel then (a moderator, or the vote that makes the majority) found the old
+    session and ended it under the resume: the resume failed ('it stays paused', untrue)
+    and the stopped session held the channel until a restart. The cancel waits for the
+    resume now, and ends whichever session holds the game after it."""
+    fake = FakeFrontend(answer=scripted)
+    manager, session = await _paused(session_store, fake)
+    gid = session.game_id
+    reached, release = asyncio.Event(), asyncio.Event()
+    real = manager.store.resume_game
+
+    async def held_resume(game_id: int) -> None:
+        reached.set()
+        await release.wait()
+        if resume == "fails":
+            raise StorageError("the database is gone")
+        await real(game_id)
+
+    monkeypatch.setattr(manager.store, "resume_game", held_resume, raising=False)
+    resuming = asyncio.create_task(manager.resume_paused(gid))
+    await asyncio.wait_for(reached.wait(), 10)
+    cancelling = asyncio.create_task(manager.cancel(session, "the host ended it"))
+    await asyncio.sleep(0.05)
+    release.set()
+    results = await asyncio.wait_for(asyncio.gather(resuming, return_exceptions=True), 30)
+    ended = await asyncio.wait_for(cancelling, 30)
+    if resume == "fails":
+        assert isinstance(results[0], StorageError) and ended is session
+    else:
+        assert isinstance(results[0], GameSession) and ended is results[0]
+    assert ended.is_over
+    assert (await session_store.load_game(gid)).status == "cancelled"
+    await until(lambda: manager.for_channel(CHANNEL) is None)  # a new game may open
