@@ -163,7 +163,11 @@ class GameCommands(commands.Cog):
         if self.bot.games.game_in(interaction.channel_id) is not None:
             await self.bot.games.cancel(interaction)  # a game closed its lobby when it began
             return
-        if not await self.bot.lobbies.cancel(interaction):
+        if await self.bot.lobbies.cancel(interaction):
+            return
+        if self.bot.games.game_in(interaction.channel_id) is not None:
+            await self.bot.games.cancel(interaction)  # a Start launched it while this waited
+        else:
             await answer(interaction, texts.NO_GAME_HERE)
 
     @app_commands.command(

@@ -50,7 +50,7 @@ class RecordingDesk:
         await answer(interaction, "no game")
 
     async def cancel(self, interaction: discord.Interaction) -> None:
-        await answer(interaction, "no game")
+        await answer(interaction, "the game desk's /cancel")
 
     async def resume(self, interaction: discord.Interaction) -> None:
         await answer(interaction, "no game")
