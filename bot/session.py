@@ -534,6 +534,11 @@ class GameSession:
             self._seats[seat].is_ai or self._standing_in(seat) or self.ai.deciding(seat)
         )
 
+    def ai_decides_notice(self, seat: int) -> str:
+        """What the member of `seat` is told who acts on a step an AI decides for them
+        (`ai_decides`): their time ran out, or they came back while their AI decided."""
+        return notices.TIME_UP if self._standing_in(seat) else notices.AI_DECIDES_THIS_TURN
+
     async def prompts_when_asked(self, seat: int, within: float) -> Sequence[Prompt]:
         """`open_prompts(seat)`, once the session has asked for the step the game stands
         at if the game awaits `seat` now: an answer that moves the game on (a President's
@@ -1366,7 +1371,7 @@ class GameSession:
         if self.is_over:
             raise StalePrompt("This game is over.")
         if prompt_id == self._prompt_id() and self.ai_decides(seat):
-            raise StalePrompt(notices.TIME_UP)  # a late answer: the stand-in has not played
+            raise StalePrompt(self.ai_decides_notice(seat))  # the AI has not played yet
         if prompt_id == self._prompt_id():  # someone else's button
             names = ", ".join(self._label(s) for s in self.game.awaiting())
             raise NotAPlayer(f"That choice is not yours: the game waits for {names}.")

@@ -511,7 +511,7 @@ class DiscordGames:
         )
         if prompt is None:
             if holds and session.ai_decides(seat):
-                text = notices.TIME_UP  # a late look: an AI is playing this hand for them
+                text = session.ai_decides_notice(seat)  # an AI is playing this hand for them
             elif holds:
                 text = texts.HAND_COMING
             elif public.phase is Phase.PRESIDENT_DISCARD and public.chancellor == seat:

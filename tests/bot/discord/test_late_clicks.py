@@ -83,3 +83,31 @@ async def test_a_member_back_during_a_vote_may_change_the_ballot_their_ai_cast(
         again = await alice.click(table.message(vote.id), label=other)
         assert again.response is not None
         assert again.response.content == f"You already voted {other}."
+
+
+async def test_a_member_back_while_their_ai_decides_is_told_so_not_that_time_is_up(
+    tmp_path: Path,
+) -> None:
+    """/afk, the vote opens, /back while the seat's AI is still deciding its ballot: a
+    click is told the AI is making this decision (their time was never up), and once
+    the AI has voted the ballot is theirs to change."""
+    slow_ai = replace(FAST, timers=LONG.timers, ai_pace=3.0, ai_seconds=3.0)
+    async with open_table(tmp_path, slow_ai) as table:
+        alice, bob = table.members[:2]
+        game_id = await start_game(table, [alice, bob], players=5)
+        session = table.bot.games.manager.get(game_id)
+        assert session is not None
+        await alice.slash(table.channel, "afk")
+        vote = await until_vote(table, Driver(table, [bob], seed=1))
+        seat = session.table.seat_of(alice.id)
+        assert seat is not None and seat not in session.game.votes  # her AI is thinking
+        assert told(await alice.slash(table.channel, "back")) == notices.WELCOME_BACK
+        early = await alice.click(table.message(vote.id), label="Ja")
+        assert early.response is not None
+        assert early.response.content == notices.AI_DECIDES_THIS_TURN
+        await table.until(lambda: seat in session.game.votes, what="her AI's ballot", timeout=30)
+        await table.until(lambda: bool(session.open_prompts(seat)), what="her ballot given back")
+        other = "Nein" if session.game.votes[seat] else "Ja"
+        changed = await alice.click(table.message(vote.id), label=other)
+        assert changed.response is not None
+        assert changed.response.content.startswith(f"Your vote is in: **{other}**"), changed
