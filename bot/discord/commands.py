@@ -230,10 +230,17 @@ class GameCommands(commands.Cog):
             await answer(interaction, busy)
             return
         await acknowledge(interaction)  # the lobby may have to be read from the database
-        if await self.bot.lobbies.book.get(interaction.channel_id) is not None:
-            await answer(interaction, texts.LOBBY_HERE_NO_DEMO)
-            return
-        await self.bot.games.demo(interaction, players, speed)
+        book = self.bot.lobbies.book
+        # Under the channel's lobby lock, looked at again: a /newgame opening its lobby
+        # (or a Start launching its game) meanwhile is seen, not played beside.
+        async with book.lock(interaction.channel_id):
+            if (busy := self.bot.games.why_busy(interaction.channel_id)) is not None:
+                await answer(interaction, busy)
+                return
+            if await book.get(interaction.channel_id) is not None:
+                await answer(interaction, texts.LOBBY_HERE_NO_DEMO)
+                return
+            await self.bot.games.demo(interaction, players, speed)
 
     # --- information ------------------------------------------------------------------
 

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
+from bot.discord import texts
+from bot.discord.lobby import Lobby
+
 from .harness import Harness, told
 from .lobby_desk import desk, lobby_table
+from .test_game_flow import FAST, open_table
 
 
 @pytest.fixture
@@ -40,3 +45,24 @@ async def test_a_cancel_behind_a_start_cancels_the_game_it_launched(
 
     monkeypatch.setattr(book, "lock", lock_behind_a_start)
     assert told(await alice.slash(table.channel, "cancel")) == "the game desk's /cancel"
+
+
+async def test_a_demo_behind_a_newgame_finds_its_lobby(tmp_path: Path) -> None:
+    """/demo while a /newgame of the same channel is opening its lobby (it holds the
+    channel's lobby lock across its writes and its post): the demo waits and then
+    refuses, instead of starting beside the lobby (whose Start then said a game runs)."""
+    async with open_table(tmp_path, FAST) as table:
+        alice, bob = table.members[:2]
+        book = table.bot.lobbies.book
+        lock = book.lock(table.channel.id)
+        await lock.acquire()  # the /newgame, under way
+        demo = asyncio.create_task(bob.slash(table.channel, "demo"))
+        await asyncio.sleep(0.1)
+        room = Lobby(
+            id="L1", guild_id=table.guild.id, channel_id=table.channel.id, host_id=alice.id
+        )
+        room.join(alice.id, alice.user.name)
+        await book.open(room)  # what it did meanwhile
+        lock.release()
+        assert told(await demo) == texts.LOBBY_HERE_NO_DEMO
+        assert table.bot.games.game_in(table.channel.id) is None
