@@ -315,8 +315,11 @@ class SessionManager:
         async with self._resuming(game_id):
             current = self._sessions.get(game_id) or session
             await current.cancel(reason)
-            if current.is_over and self._sessions.get(game_id) is current:
-                del self._sessions[game_id]  # its watcher may be gone with its stop
+            # Cancelled (a game won meanwhile is still showing its end: its own watcher
+            # frees the channel once it is stored); its watcher may be gone with its stop.
+            cancelled = current.is_over and not current.game.is_over
+            if cancelled and self._sessions.get(game_id) is current:
+                del self._sessions[game_id]
         return current
 
     @contextlib.asynccontextmanager

@@ -765,7 +765,10 @@ class DiscordGames:
                     log.warning(
                         "game %d: cancelled with a fault (%s)", session.game_id, type(exc).__name__
                     )
-            await _complete(interaction, texts.GAME_CANCELLED)
+            # A game won as the /cancel came is over, not cancelled: its reveal follows.
+            await _complete(
+                interaction, texts.GAME_OVER if session.game.is_over else texts.GAME_CANCELLED
+            )
             return
         from .components import button, view_of
 
@@ -841,13 +844,18 @@ class DiscordGames:
 
     async def _resume_refused(self, game_id: int) -> str:
         """What a failed /resume tells the host: the game stays paused, unless it ended
-        meanwhile (a /cancel, or the players' vote, between the look and the rebuild)."""
+        meanwhile (a /cancel, or the players' vote, between the look and the rebuild) or
+        goes on already (another resume got there first: the permission came back, or a
+        second /resume)."""
         try:
             status, _ = await self.manager.store.game_status(game_id)
         except Exception:  # the database in trouble: the usual cause of the failure
             return texts.RESUME_FAILED
         if status in ("finished", "cancelled", "abandoned"):
             return _WHY_NOT_RUNNING[status]
+        session = self.manager.get(game_id)
+        if status == "running" and session is not None and not session.paused:
+            return texts.RESUMED
         return texts.RESUME_FAILED
 
     async def _cancel_stranded(

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+import bot.session as session_module
 from bot.frontends.fake import FakeFrontend, scripted
 from bot.manager import SessionManager
 from bot.ports import PermissionLost, Table
@@ -187,3 +188,29 @@ async def test_a_cancel_during_a_resume_ends_the_game_and_frees_the_channel(
     assert ended.is_over
     assert (await session_store.load_game(gid)).status == "cancelled"
     await until(lambda: manager.for_channel(CHANNEL) is None)  # a new game may open
+
+
+async def test_a_cancel_as_the_game_is_won_leaves_its_end_to_show(
+    session_store: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A /cancel lands as the winning move is accepted: the game is over, not cancelled,
+    and its channel stays its own until the reveal is shown and the end stored."""
+    chart = asyncio.Event()
+    real = session_module.suspicion_after
+
+    async def slow_chart(*args: Any, **kwargs: Any) -> Any:
+        await chart.wait()
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(session_module, "suspicion_after", slow_chart)
+    manager = SessionManager(session_store, FakeFrontend(answer=scripted))
+    session = await manager.create(
+        [], players=5, fill_with_ai=True, seed=3, options=UNTIMED, channel_id=CHANNEL
+    )
+    await until(lambda: session.game.is_over, timeout=60)
+    assert await asyncio.wait_for(manager.cancel(session, "the host ended it"), 10) is session
+    assert manager.for_channel(CHANNEL) is session  # still showing its end
+    chart.set()
+    await asyncio.wait_for(session.wait(), 30)
+    assert (await session_store.load_game(session.game_id)).status == "finished"
+    await until(lambda: manager.for_channel(CHANNEL) is None)
