@@ -28,7 +28,9 @@ AI_DECIDES_HERE = "An AI decides for this seat."
 AI_DECIDED = "An AI decided for you."
 AI_PLAYS_NOW = "An AI plays your seat now."
 TIME_UP = "Time is up: an AI decides for you this time."
-AI_DECIDES_THIS_TURN = "An AI is making this decision for you; you decide again from the next."
+AI_DECIDES_THIS_TURN = (
+    "An AI is making this decision for you: your seat is yours again once it is made."
+)
 
 # --- a member stepping away and back (their reply; the table's notice) -------------------
 

@@ -14,6 +14,10 @@ import unicodedata
 AI_MARK = " (AI)"
 _MARK_LOOK = "(ai)"  # the mark as `looks_like` reads it
 UNNAMED = "Player"  # a member whose name was nothing but the mark
+# Characters that show nothing although Unicode calls them letters or symbols: Hangul
+# fillers, the halfwidth one, the braille blank.
+_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_UNSEEN = frozenset(("Cc", "Cf", "Mn", "Me", "Zs", "Zl", "Zp"))
 
 
 def looks_like(name: str) -> str:
@@ -40,4 +44,12 @@ def member_seat_name(name: str) -> str:
         while cut > 0 and len(looks_like(name[:cut])) > keep:
             cut -= 1
         name = name[:cut].rstrip()
-    return name.strip() or UNNAMED
+    return name.strip() if _seen(name) else UNNAMED
+
+
+def _seen(name: str) -> bool:
+    """Whether `name` shows anything at all (a letter of any script counts)."""
+    return any(
+        c not in _FILLERS and unicodedata.category(c) not in _UNSEEN and not c.isspace()
+        for c in name
+    )

@@ -17,6 +17,9 @@ from bot.seat_names import UNNAMED, ends_in_ai_mark, member_seat_name
         ("Boris (AI) (AI)", "Boris"),
         ("Zoë (AI)", "Zoë"),  # the name's own letters are kept as they are
         ("(AI)", UNNAMED),
+        ("\u3164 (AI)", UNNAMED),  # a Hangul filler: nothing seen is left
+        ("\u200b(AI)", UNNAMED),
+        ("\u5927\u548c (AI)", "\u5927\u548c"),  # letters of another script are a name
         ("Ana (Aida)", "Ana (Aida)"),
         ("x(AI)y", "x(AI)y"),
         ("alice", "alice"),
