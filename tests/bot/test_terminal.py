@@ -185,24 +185,32 @@ async def stopped_after(db: Path, answers: int, *, seat: int = 1, seed: int = 11
     )  # fmt: skip
 
 
+async def played_to_the_end(db: Path, game_id: int) -> tuple[Any, io.StringIO]:
+    """`shbot play --resume` of a stored game, its player answering "1" to the end: the
+    session and everything the terminal printed."""
+    from bot.demo import resume_terminal
+
+    out = io.StringIO()
+    read_line = reader([])
+    session = await resume_terminal(
+        game_id,
+        player=True,
+        out=out,
+        read_line=read_line,  # type: ignore[arg-type]
+        db_path=db,
+    )
+    return session, out
+
+
 async def test_a_resumed_game_tells_the_player_their_own_secrets_and_nobody_elses(
     tmp_path: Path,
 ) -> None:
-    from bot.demo import resume_terminal
-
     db = tmp_path / "games.db"
     stopped = await stopped_after(db, 6)
     assert not stopped.game.is_over and not stopped.paused
     before = len(stopped.game.actions)
 
-    out = io.StringIO()
-    session = await resume_terminal(
-        stopped.game_id,
-        player=True,
-        out=out,
-        read_line=reader([]),  # type: ignore[arg-type]
-        db_path=db,
-    )
+    session, out = await played_to_the_end(db, stopped.game_id)
     assert session.game.is_over and len(session.game.actions) > before
     text = out.getvalue()
     assert text.startswith(f"Game #{stopped.game_id} resumes. Players: ")
@@ -328,8 +336,6 @@ async def test_a_resumed_game_tells_the_player_each_secret_once(tmp_path: Path, 
     import json
     import sqlite3
 
-    from bot.demo import resume_terminal
-
     db = tmp_path / "games.db"
     stopped = await stopped_after(db, 4)
     assert len(stopped.game.actions) > 2
@@ -341,14 +347,7 @@ async def test_a_resumed_game_tells_the_player_each_secret_once(tmp_path: Path, 
             (json.dumps({**json.loads(state), "shown": cursor}),),
         )
 
-    out = io.StringIO()
-    session = await resume_terminal(
-        stopped.game_id,
-        player=True,
-        out=out,
-        read_line=reader([]),  # type: ignore[arg-type]
-        db_path=db,
-    )
+    session, out = await played_to_the_end(db, stopped.game_id)
     assert session.game.is_over
     told = out.getvalue().split(REVEAL)[0]
     teller = TerminalFrontend(seat=1).teller(session.table)

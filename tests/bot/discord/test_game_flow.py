@@ -435,6 +435,20 @@ async def test_demo_has_a_channel_cooldown_and_a_server_limit(tmp_path: Path) ->
             await table.bot.games.manager.get(running).cancel("test")  # type: ignore[union-attr]
 
 
+async def an_hour_paced_demo(table: Harness, member: simcord.MemberActor) -> int:
+    """/demo at the slow pace (the test sets it to an hour) by `member`, up to its first
+    post: the demo then waits its pace. Returns the game id."""
+    started = await member.slash(table.channel, "demo", players=5, speed="slow")
+    assert told(started) == texts.DEMO_STARTING
+    game_id = table.bot.games.game_in(table.channel.id)
+    assert game_id is not None
+    await table.until(
+        lambda: any("begins" in text(m) for m in table.channel_messages()),
+        what="the demo's first post, and its hour of pace",
+    )
+    return game_id
+
+
 async def test_a_paced_demo_is_cancelled_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -444,14 +458,7 @@ async def test_a_paced_demo_is_cancelled_at_once(
     monkeypatch.setitem(games_module.DEMO_PACE, "slow", 3600.0)
     async with open_table(tmp_path, FAST) as table:
         alice = table.members[0]
-        started = await alice.slash(table.channel, "demo", players=5, speed="slow")
-        assert told(started) == texts.DEMO_STARTING
-        game_id = table.bot.games.game_in(table.channel.id)
-        assert game_id is not None
-        await table.until(
-            lambda: any("begins" in text(m) for m in table.channel_messages()),
-            what="the demo's first post, and its hour of pace",
-        )
+        game_id = await an_hour_paced_demo(table, alice)
         cancelled = await asyncio.wait_for(alice.slash(table.channel, "cancel"), 30)
         assert told(cancelled) == texts.GAME_CANCELLED
         assert (await stored(table, game_id)).status == "cancelled"
@@ -467,14 +474,7 @@ async def test_a_demo_whose_cancel_fails_keeps_its_pace(
     monkeypatch.setitem(games_module.DEMO_PACE, "slow", 3600.0)
     async with open_table(tmp_path, FAST) as table:
         alice = table.members[0]
-        started = await alice.slash(table.channel, "demo", players=5, speed="slow")
-        assert told(started) == texts.DEMO_STARTING
-        game_id = table.bot.games.game_in(table.channel.id)
-        assert game_id is not None
-        await table.until(
-            lambda: any("begins" in text(m) for m in table.channel_messages()),
-            what="the demo's first post",
-        )
+        game_id = await an_hour_paced_demo(table, alice)
 
         async def refused(*args: object, **kwargs: object) -> None:
             raise StorageError("database is locked")
