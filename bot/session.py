@@ -1114,10 +1114,10 @@ class GameSession:
         # An action that ends the decision ends its deadline too, in the same write: a
         # restart before the next decision stores its own must not find this one. So
         # does the claim that closes the last open claim window.
-        ends = _advance_turn(self._turn, action, events) != self._turn
-        ends = ends or self._closes_claim_windows(action)
+        advances = _advance_turn(self._turn, action, events) != self._turn
+        ends = advances or self._closes_claim_windows(action)
         clear = ends and self._deadlines.stored is not None
-        if ends:  # the game stands at the next step already: not asked before the write
+        if advances:  # the game stands at the next step already, not asked before the write
             self._step_asked.clear()
         if self.store is not None:
             try:
@@ -1128,7 +1128,7 @@ class GameSession:
                 # Not stored, so it did not happen: back to the stored game (the move
                 # stack takes it back; replaying the whole game is not needed).
                 game.undo()
-                if ends:
+                if advances:
                     self._step_asked.set()  # the step it stood at is asked still
                 if not isinstance(exc, asyncio.CancelledError):
                     self._fail(exc)
@@ -1175,7 +1175,6 @@ class GameSession:
         turn = _advance_turn(self._turn, action, events)
         if turn != self._turn:
             self._turn = turn
-            self._step_asked.clear()
             self._vote_start = None
             for seat in list(self._open):  # every earlier decision is settled now
                 reason = notices.DONE if seat == action.seat else notices.MOVED_ON
