@@ -351,16 +351,35 @@ class SessionManager:
             # Its game task is gone already; this shows what its outbox still holds and
             # stores the delivery cursor, so the new session re-sends nothing twice.
             await old.stop()
-            stored = await self.store.load_game(game_id)
+            try:
+                stored = await self.store.load_game(game_id)
+            except Exception:
+                self._strand_stopped(old, stored)
+                raise
             if stored.status not in ("running", "paused"):  # its stop stored the end
                 raise ValueError(f"Game #{game_id} is {stored.status}.")
-        session = self._build(stored, frontend, notice=RESUME_NOTICE)  # replays, or raises
-        await self.store.resume_game(game_id)
+        try:
+            session = self._build(stored, frontend, notice=RESUME_NOTICE)  # replays, or raises
+            await self.store.resume_game(game_id)
+        except Exception:
+            if old is not None:
+                self._strand_stopped(old, stored)
+            raise
         self._stranded.pop(game_id, None)
         log.info("game %d resumed (it was paused: %s)", game_id, stored.pause_reason)
         self._register(session)
         session.start()
         return session
+
+    def _strand_stopped(self, old: GameSession, stored: StoredGame) -> None:
+        """A resume failed after stopping the paused session `old`: no session holds the
+        game now, so it is stranded, as a game a restart could not resume. Left
+        registered, the stopped session would take a /cancel through an outbox that is
+        gone (the table never told, its buttons left); stranded, a /cancel closes what
+        the game showed and a /resume tries again."""
+        if self._sessions.get(old.game_id) is old:
+            del self._sessions[old.game_id]
+        self._stranded[old.game_id] = replace(stored, status="paused")
 
     def resume(self, stored: StoredGame, frontend: Frontend | None = None) -> GameSession:
         """Build (not start) the session of a stored unfinished game by replaying it."""

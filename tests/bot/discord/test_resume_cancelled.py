@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
+from bot import notices
 from bot.discord import texts
 from engine import Vote
 
 from .driver import Driver
 from .harness import Harness, text, told
-from .test_game_flow import FAST, open_table, start_game, stored
+from .test_game_flow import FAST, open_table, reveal_posted, start_game, stored
 
 
 async def _paused_game(table: Harness, monkeypatch: pytest.MonkeyPatch) -> int:
@@ -78,3 +79,66 @@ async def test_a_resume_of_a_game_cancelled_meanwhile_says_it_was_cancelled(
         assert told(await alice.slash(table.channel, "resume")) == texts.GAME_CANCELLED
         assert (await stored(table, game_id)).status == "cancelled"
         assert table.bot.games.game_in(table.channel.id) is None
+
+
+@pytest.mark.parametrize("fails_in", ["rebuild", "store"])
+async def test_a_resume_that_fails_after_stopping_the_paused_game_leaves_it_to_cancel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails_in: str
+) -> None:
+    """A /resume stops the paused session (its outbox goes with it), then rebuilds the
+    game and stores it running. If either fails, the stopped session used to stay the
+    channel's: a /cancel then stored the game cancelled through an outbox that was gone,
+    so the table was never told, and its paused prompts kept their buttons. The game is
+    now stranded (no session holds it): /cancel takes the stranded path, which closes
+    what the game showed and tells the channel."""
+    async with open_table(tmp_path, FAST) as table:
+        alice = table.members[0]
+        game_id = await _paused_game(table, monkeypatch)
+        manager = table.bot.games.manager
+        paused = manager.get(game_id)
+        assert paused is not None and paused.paused
+        if fails_in == "rebuild":
+
+            def broken(*args: Any, **kwargs: Any) -> Any:
+                raise RuntimeError("seat 2 is a fascist")
+
+            monkeypatch.setattr(manager, "_build", broken)
+        else:
+
+            async def refused(game: int) -> None:
+                raise RuntimeError("the database is locked")
+
+            monkeypatch.setattr(manager.store, "resume_game", refused)
+        assert told(await alice.slash(table.channel, "resume")) == texts.RESUME_FAILED
+        assert manager.get(game_id) is None and manager.is_stranded(game_id)
+        monkeypatch.undo()
+        assert told(await alice.slash(table.channel, "cancel")) == texts.GAME_CANCELLED
+        notice = notices.cancelled(texts.CANCEL_HOST_ALONE)
+        await table.until(
+            lambda: any(text(m) == notice for m in table.channel_messages()),
+            what="the channel told the game was cancelled",
+        )
+        assert (await stored(table, game_id)).status == "cancelled"
+        assert table.bot.games.game_in(table.channel.id) is None
+        assert not any("fascist" in text(m) for m in table.channel_messages())
+
+
+async def test_a_resume_that_failed_after_stopping_the_paused_game_can_be_tried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stranded game resumes at the next /resume, and is played to its end."""
+    async with open_table(tmp_path, FAST) as table:
+        alice = table.members[0]
+        game_id = await _paused_game(table, monkeypatch)
+        manager = table.bot.games.manager
+        build = manager._build
+
+        def broken_once(*args: Any, **kwargs: Any) -> Any:
+            monkeypatch.setattr(manager, "_build", build)
+            raise RuntimeError("seat 2 is a fascist")
+
+        monkeypatch.setattr(manager, "_build", broken_once)
+        assert told(await alice.slash(table.channel, "resume")) == texts.RESUME_FAILED
+        assert told(await alice.slash(table.channel, "resume")) == texts.RESUMED
+        await Driver(table, [alice], seed=7).play(until=lambda: reveal_posted(table))
+        assert (await stored(table, game_id)).status == "finished"
