@@ -275,14 +275,16 @@ class SessionManager:
     async def cancel_stranded(self, game_id: int) -> None:
         """End a stranded game (`stranded_in`) without a winner, as a host's /cancel.
 
-        Raises ValueError if the game is not stranded here, StorageError if it cannot be
-        stored as cancelled (it then stays stranded)."""
-        if game_id not in self._stranded:
-            raise ValueError(f"Game #{game_id} is not stranded here.")
-        await self.store.finish_game(
-            game_id, status="cancelled", winner=None, reason=None, roles=None
-        )
-        del self._stranded[game_id]
+        Raises ValueError if the game is not stranded here (a /resume of it got there
+        first: it waits for one in flight), StorageError if it cannot be stored as
+        cancelled (it then stays stranded)."""
+        async with self._resuming(game_id):
+            if game_id not in self._stranded:
+                raise ValueError(f"Game #{game_id} is not stranded here.")
+            await self.store.finish_game(
+                game_id, status="cancelled", winner=None, reason=None, roles=None
+            )
+            del self._stranded[game_id]
         log.info("game %d (stranded) cancelled", game_id)
 
     async def _damaged(self, stored: StoredGame, reason: str) -> None:

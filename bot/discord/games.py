@@ -847,16 +847,24 @@ class DiscordGames:
         meanwhile (a /cancel, or the players' vote, between the look and the rebuild) or
         goes on already (another resume got there first: the permission came back, or a
         second /resume)."""
-        try:
-            status, _ = await self.manager.store.game_status(game_id)
-        except Exception:  # the database in trouble: the usual cause of the failure
-            return texts.RESUME_FAILED
-        if status in ("finished", "cancelled", "abandoned"):
-            return _WHY_NOT_RUNNING[status]
+        ended = await self._ended_words(game_id)
+        if ended is not None:
+            return ended
         session = self.manager.get(game_id)
-        if status == "running" and session is not None and not session.paused:
+        if session is not None and not session.paused:
             return texts.RESUMED
         return texts.RESUME_FAILED
+
+    async def _ended_words(self, game_id: int) -> str | None:
+        """How a game ended (played out, cancelled, abandoned), in the words clicks get;
+        None if it has not, or its status does not read (the database in trouble)."""
+        try:
+            status, _ = await self.manager.store.game_status(game_id)
+        except Exception:
+            return None
+        return (
+            _WHY_NOT_RUNNING[status] if status in ("finished", "cancelled", "abandoned") else None
+        )
 
     async def _cancel_stranded(
         self, interaction: discord.Interaction, stranded: StoredGame
@@ -872,7 +880,10 @@ class DiscordGames:
         shown = await self.frontend.shown_before(stranded.id)
         try:
             await self.manager.cancel_stranded(stranded.id)
-        except (StorageError, ValueError) as exc:
+        except ValueError:  # another /cancel or a /resume got there first (it waited)
+            await _complete(interaction, await self._stranded_no_more(stranded.id))
+            return
+        except StorageError as exc:
             log.error("game %d could not be cancelled (%s)", stranded.id, type(exc).__name__)
             await interaction.edit_original_response(content=texts.CANCEL_FAILED)
             return
@@ -885,6 +896,13 @@ class DiscordGames:
         table = Table(stranded.id, (), stranded.guild_id, stranded.channel_id)
         await self.frontend.close_stranded(table, shown)
         await _tell_cancelled(interaction, stranded.id, notices.cancelled(texts.CANCEL_HOST_ALONE))
+
+    async def _stranded_no_more(self, game_id: int) -> str:
+        """What a /cancel of a stranded game tells its host when the game was no longer
+        stranded by its turn: cancelled by the other /cancel, or resumed by a /resume."""
+        if self.manager.get(game_id) is not None:
+            return texts.CANCEL_RESUMED_MEANWHILE
+        return await self._ended_words(game_id) or texts.CANCEL_FAILED
 
     async def _agree_to_cancel(
         self, interaction: discord.Interaction, session: GameSession, request: str | None

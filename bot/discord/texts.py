@@ -366,6 +366,9 @@ CANCEL_ONLY_PLAYERS = "Only the players of this game can agree to end it."
 CANCEL_RIGHTS = "Only the host of this game or a member with Manage Server can cancel it."
 CANCEL_HOST_ALONE = "the host ended it."
 CANCEL_FAILED = "The game could not be cancelled now (the database refused); try again later."
+CANCEL_RESUMED_MEANWHILE = (
+    "The game was resumed just before your /cancel, so it goes on. /cancel again to end it."
+)
 CANCEL_VOTE_FAILED = (
     "The game could not be ended just now, so it goes on and your agreement was not "
     "counted. Press **End the game** again to retry."

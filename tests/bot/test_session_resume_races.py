@@ -214,3 +214,54 @@ async def test_a_cancel_as_the_game_is_won_leaves_its_end_to_show(
     await asyncio.wait_for(session.wait(), 30)
     assert (await session_store.load_game(session.game_id)).status == "finished"
     await until(lambda: manager.for_channel(CHANNEL) is None)
+
+
+async def _stranded(
+    store: Storage, fake: FakeFrontend, monkeypatch: pytest.MonkeyPatch
+) -> tuple[SessionManager, int]:
+    """A paused game whose /resume failed after stopping its session: stranded."""
+    manager, session = await _paused(store, fake)
+    build = manager._build
+
+    def broken_once(*args: Any, **kwargs: Any) -> GameSession:
+        monkeypatch.setattr(manager, "_build", build)
+        raise RuntimeError("the record did not replay")
+
+    monkeypatch.setattr(manager, "_build", broken_once)
+    with pytest.raises(RuntimeError):
+        await manager.resume_paused(session.game_id)
+    assert manager.get(session.game_id) is None and manager.is_stranded(session.game_id)
+    return manager, session.game_id
+
+
+async def test_a_cancel_of_a_stranded_game_waits_for_its_resume_in_flight(
+    session_store: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A /resume of a stranded game stores it running, then registers its session; a
+    /cancel in between stored the game cancelled under the session that then started
+    (a running game stored as cancelled), and failed on the stranded entry the resume
+    had taken. It waits for the resume now, and finds the game resumed (ValueError: the
+    desk says so), the game running and stored running."""
+    fake = FakeFrontend(answer=scripted)
+    manager, gid = await _stranded(session_store, fake, monkeypatch)
+    reached, release = asyncio.Event(), asyncio.Event()
+    real = manager.store.resume_game
+
+    async def stored_then_held(game_id: int) -> None:
+        await real(game_id)
+        reached.set()
+        await release.wait()
+
+    monkeypatch.setattr(manager.store, "resume_game", stored_then_held, raising=False)
+    resuming = asyncio.create_task(manager.resume_paused(gid))
+    await asyncio.wait_for(reached.wait(), 10)
+    cancelling = asyncio.create_task(manager.cancel_stranded(gid))
+    await asyncio.sleep(0.05)
+    release.set()
+    resumed = await asyncio.wait_for(resuming, 30)
+    with pytest.raises(ValueError, match="not stranded"):
+        await asyncio.wait_for(cancelling, 30)
+    assert manager.get(gid) is resumed and not manager.is_stranded(gid)
+    assert (await session_store.load_game(gid)).status == "running"
+    await asyncio.wait_for(resumed.wait(), 60)
+    assert (await session_store.load_game(gid)).status == "finished"

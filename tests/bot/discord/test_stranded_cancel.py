@@ -187,3 +187,44 @@ async def test_a_book_that_does_not_read_does_not_stop_the_cancel(
     assert told(cancelled) == texts.GAME_CANCELLED
     assert (await table.storage.load_game(game_id)).status == "cancelled"
     assert vote in [m for m, _ in with_components(table)]
+
+
+async def test_a_cancel_beaten_by_another_cancel_says_the_game_was_cancelled(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host's /cancel and a moderator's at once: the second found the game gone from
+    the stranded ones and said "could not be cancelled now" (untrue: it was). It says
+    the game was cancelled."""
+    game_id, _ = await strand(table, monkeypatch)
+    manager = table.bot.games.manager
+    cancel_stranded = manager.cancel_stranded
+
+    async def beaten(stranded: int) -> None:
+        await cancel_stranded(stranded)  # the other /cancel, just before
+        await cancel_stranded(stranded)
+
+    monkeypatch.setattr(manager, "cancel_stranded", beaten)
+    assert told(await table.members[0].slash(table.channel, "cancel")) == texts.GAME_CANCELLED
+    assert (await table.storage.load_game(game_id)).status == "cancelled"
+
+
+async def test_a_cancel_beaten_by_a_resume_says_the_game_goes_on(
+    table: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A /resume lands just before the /cancel of a stranded game: the game runs again,
+    and its players' vote decides a cancel now. The host hears so, not "could not be
+    cancelled now (the database refused)"."""
+    game_id, _ = await strand(table, monkeypatch)
+    monkeypatch.undo()  # the game rebuilds again
+    manager = table.bot.games.manager
+    cancel_stranded = manager.cancel_stranded
+
+    async def beaten(stranded: int) -> None:
+        await manager.resume_paused(stranded)  # the /resume, just before
+        await cancel_stranded(stranded)
+
+    monkeypatch.setattr(manager, "cancel_stranded", beaten)
+    reply = await table.members[0].slash(table.channel, "cancel")
+    assert told(reply) == texts.CANCEL_RESUMED_MEANWHILE
+    assert (await table.storage.load_game(game_id)).status == "running"
+    assert table.bot.games.game_in(table.channel.id) == game_id
