@@ -68,19 +68,30 @@ class ClaimsRound:
         """Offer every pending window; return once the round is over."""
         turn = self.ports.turn()
         seats = self.windows.take_pending()
-        humans = []
+        humans, asked = [], []
         for seat in seats:
             if not self.game.legal_claims(seat):
                 continue
             if self.ports.is_ai(seat):
                 await self.ports.ai_claim(seat)
+                asked.append(seat)
             else:
                 humans.append(seat)
-        if not humans:
-            # Resumed in a window whose humans have all gone to an AI since: its
-            # deadline is over too (else a no-op: nothing is stored between decisions).
-            async with self._lock:
+        async with self._lock:
+            if not humans:
+                # Resumed in a window whose humans have all gone to an AI since: its
+                # deadline is over too (else a no-op: nothing is stored between decisions).
                 await self.deadlines.store(None)
+            # The AI seats had their say (an AI President who peeked claims its draw and
+            # keeps its peek to itself): stored as over now, so that a restart does not
+            # ask them again, and with the round of AI seats alone too. Asked again, an
+            # AI makes a claim no uninterrupted game makes, which moves the members'
+            # open prompts on; and a round run again during the next decision would
+            # clear that decision's stored deadline above.
+            if asked:
+                self.windows.close(self.ports.turn(), asked)
+                await self.ports.save()
+        if not humans:
             return
         deadline = self.deadlines.next(self.limit)
         self.windows.open(humans, deadline)
