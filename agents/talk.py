@@ -4,17 +4,17 @@ A good player says whom they trust least and why ("Rosa enacted a Fascist policy
 she claims she was passed a Liberal"), and whom they trust most. An AI seat says the same
 from the exact belief (`agents.belief`):
 
-- a Liberal speaks its own belief: its own information set (its role, its hands, its
-  investigations) and the table's public events;
-- a Fascist or Hitler speaks the belief a Liberal in its seat would hold from the public
-  events alone (its own claims included, as the table heard them), knowing only that
-  its seat is Liberal: its cover story. What it knows of its team never reaches its
-  words. A Liberal who held a hand, a peek or a check knows more than its cover would,
-  so from then on the two may differ.
+every seat, whatever its role, speaks the belief a Liberal in its seat would hold from
+the public events alone (its own claims included, as the table heard them), knowing
+only that its seat is Liberal. For a Fascist or Hitler that is its cover story: what it
+knows of its team never reaches its words. A Liberal speaks the same, not its own
+belief: once it held a hand, a peek or a check, its own belief would differ from the
+cover a Fascist in its seat speaks, and anyone replaying the public history through
+this code would know it Liberal (found by a secrets review). What a Liberal saw reaches
+its words through its claims, which the table heard.
 
-So a seat's words are a function of the public history and of its own private
-information only: two games with the same public history and the same private
-information for the speaker give the same words, whoever the Fascists are.
+So a seat's words are a function of the public history only: two games with the same
+public history give the same words, whoever the Fascists are, the speaker included.
 
 `TableTalk` follows one game's events for its AI seats and, after a legislative session,
 lets at most `SPEAKERS_PER_SESSION` of them speak, in turn: each says one line if its read
@@ -118,20 +118,16 @@ class Speaker:
     """One AI seat's belief for speaking (see the module docstring)."""
 
     seat: int
-    belief: Belief
-    public: bool  # a Fascist's cover: only the public events reach its belief
+    belief: Belief  # a Liberal's in this seat, from the public events only
     said: int | None = None  # the seat it last named as least trusted
     events: list[ev.Event] = field(default_factory=list)  # what the table heard
 
     def hears(self, event: ev.Event) -> None:
-        """Take one event: the public ones, and its own private ones unless it speaks
-        from its cover (a Fascist), which hears its role dealt as a Liberal's."""
-        public = event.visible_to(None)
-        if public:
+        """Take one event: the public ones, and its own role dealt as a Liberal's."""
+        if event.visible_to(None):
             self.events.append(event)
-        if public or (not self.public and event.visible_to(self.seat)):
             self.belief.update(event)
-        elif self.public and isinstance(event, ev.RoleDealt) and event.seat == self.seat:
+        elif isinstance(event, ev.RoleDealt) and event.seat == self.seat:
             # A Liberal in this seat knows one thing beyond the table: that it is one.
             self.belief.update(ev.RoleDealt(self.seat, Role.LIBERAL, ()))
 
@@ -176,17 +172,13 @@ def remark(speaker: Speaker, names: Sequence[str], base_rate: float) -> str | No
 class TableTalk:
     """The AI seats' words in one game (see the module docstring)."""
 
-    def __init__(self, setup: Setup, roles: Sequence[Role], ai_seats: Iterable[int]) -> None:
+    def __init__(self, setup: Setup, ai_seats: Iterable[int]) -> None:
         self.setup = setup
         team = setup.fascists + 1  # the Fascists and Hitler
         self.base_rate = team / setup.players
-        self.speakers: dict[int, Speaker] = {}
-        for seat in ai_seats:
-            liberal = roles[seat] is Role.LIBERAL
-            # A Fascist's cover: the belief of a Liberal in its seat who saw nothing
-            # private (its own moves are its own; it is Liberal; see `Speaker.hears`).
-            belief = Belief(setup, seat)
-            self.speakers[seat] = Speaker(seat, belief, public=not liberal)
+        # Each the belief of a Liberal in its seat who saw nothing private (its own
+        # moves are its own; it is Liberal; see `Speaker.hears`), whatever its role.
+        self.speakers = {seat: Speaker(seat, Belief(setup, seat)) for seat in ai_seats}
         self.sessions = 0  # policies enacted so far (public): whose turn it is to speak
 
     def hear(self, events: Iterable[ev.Event]) -> None:

@@ -84,7 +84,7 @@ class TableVoices:
             return None
         # A seat handed to an AI since (a timeout, /afk) has heard nothing: start over.
         if self._talk is None or set(ai_seats) - set(self._talk.speakers):
-            self._talk, self._heard = TableTalk(self.game.setup, self.game.roles, ai_seats), 0
+            self._talk, self._heard = TableTalk(self.game.setup, ai_seats), 0
         talk, events = self._talk, self.game.events[self._heard :]
         # Counted as heard now, not when the thread gets to it: the suspicion thread runs
         # one job at a time, in order, so a later call never feeds an event twice.

@@ -45,7 +45,7 @@ def played(roles: list[Role], seed: int, script: Script | None = None) -> tuple[
 
 
 def talk_of(game: Game, speakers: list[int]) -> tuple[list[tuple[int, str]], list[str]]:
-    talk = TableTalk(game.setup, game.roles, speakers)
+    talk = TableTalk(game.setup, speakers)
     said: list[tuple[int, str]] = []
     for event in game.events:
         if isinstance(event, ev.GameEnded):
@@ -89,12 +89,11 @@ def own_read(game: Game, seat: int) -> object:
     return belief.marginals()
 
 
-def test_a_liberal_speaks_its_own_belief_and_a_fascist_its_cover() -> None:
+def test_every_ai_seat_speaks_its_cover() -> None:
     game, _ = played([L, F, H, L, L, F, L], 4)
-    talk = TableTalk(game.setup, game.roles, [0, 1])
+    talk = TableTalk(game.setup, [0, 1])
     talk.hear(e for e in game.events if not isinstance(e, ev.GameEnded))
-    liberal, fascist = talk.speakers[0], talk.speakers[1]
-    assert not liberal.public and fascist.public
+    fascist = talk.speakers[1]
     # The Fascist's words never rest on what it knows: its team.
     cover = fascist.belief.marginals()
     assert cover[2][2] < 0.99  # it does not "know" Hitler in its speech
@@ -102,36 +101,35 @@ def test_a_liberal_speaks_its_own_belief_and_a_fascist_its_cover() -> None:
     assert answer is not None and answer.startswith("I trust ")
 
 
-def words_until_own_secret(game: Game, seat: int) -> list[str | None]:
-    """`seat`'s /ask answer after every event, as long as the seat has seen nothing
-    private but its role (no hand, peek or check yet)."""
-    talk = TableTalk(game.setup, game.roles, [seat])
+def words(game: Game, seat: int) -> list[str | None]:
+    """`seat`'s /ask answer after every event of the game."""
+    talk = TableTalk(game.setup, [seat])
     answers: list[str | None] = []
     for event in game.events:
         if isinstance(event, ev.GameEnded):
-            break
-        private = not event.visible_to(None) and not isinstance(event, ev.RoleDealt)
-        if private and event.visible_to(seat):
             break
         talk.hear([event])
         answers.append(talk.ask(seat, NAMES))
     return answers
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
-def test_a_fascists_cover_is_the_words_of_a_liberal_in_its_seat(seed: int) -> None:
-    # Seat 3 is a Liberal in one game and a Fascist in the other, with the same public
-    # history. Until it holds a hand (or a peek, or a check) a Liberal there knows one
-    # thing beyond the table: that seat 3 is Liberal. The cover must know it too, or
-    # anyone replaying the public history through this code tells the two apart.
+@pytest.mark.parametrize("seed", [1, 3, 7, 8, 9])  # games where seat 3 holds a hand
+def test_a_seats_words_are_the_same_whatever_its_role(seed: int) -> None:
+    """Seat 3 is a Liberal in one game and a Fascist in the other, with the same public
+    history. A Fascist speaks its cover (the belief of a Liberal in its seat from the
+    public record); had a Liberal spoken its own belief, its hands, peeks and checks in
+    it, its words would differ from that cover once it held one: anyone replaying the
+    public history through this code would know it Liberal (found by a secrets review).
+    Its words are the cover's too, all game long."""
     liberal = [L, F, H, L, L, F, L]
     fascist = [L, F, H, F, L, L, L]
     game, script = played(liberal, seed)
     again, _ = played(fascist, seed, script)
     assert public(game) == public(again)
-    honest, cover = words_until_own_secret(game, 3), words_until_own_secret(again, 3)
-    n = min(len(honest), len(cover))
-    assert n > 10 and honest[:n] == cover[:n]
+    held = [e for e in game.events if e.visible_to(3) and not e.visible_to(None)]
+    assert any(not isinstance(e, ev.RoleDealt) for e in held)  # a hand, a peek or a check
+    honest, cover = words(game, 3), words(again, 3)
+    assert len(honest) > 10 and honest == cover
 
 
 def test_reasons_name_what_the_table_saw() -> None:
@@ -156,7 +154,7 @@ F_, L_ = Policy.FASCIST, Policy.LIBERAL
 def test_at_most_two_ai_seats_speak_after_a_session_and_each_in_turn() -> None:
     game, _ = played([L, F, H, L, L, F, L], 5)
     seats = [0, 1, 2, 3, 4, 5]
-    talk = TableTalk(game.setup, game.roles, seats)
+    talk = TableTalk(game.setup, seats)
     turns: list[list[int]] = []
     for event in game.events:
         if isinstance(event, ev.GameEnded):
