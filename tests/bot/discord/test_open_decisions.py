@@ -218,10 +218,21 @@ async def test_a_deleted_call_is_posted_again_and_answers(tmp_path: Path) -> Non
         await table.until(offered_again(table, driver, member, message.id), what="a new call")
         again = next(m for m, who in driver.pending() if m.id != message.id)
         assert table.pinged(again) == {alice.id}  # she lost her components: told again
+        asked = prompts_of(table, 0)
         reply = await driver.act(again, member)
         assert reply.startswith(("Done", "You said nothing")), reply
-        await table.until(lambda: game_progress(table) > progress, what="the game going on")
+        # A move, or (her claim window over: "say nothing" is no move) her next decision.
+        await table.until(
+            lambda: game_progress(table) > progress or bool(prompts_of(table, 0) - asked),
+            what="the game going on",
+        )
         assert not game_paused(table)
+
+
+def prompts_of(table: Harness, seat: int) -> set[str]:
+    """The ids of the prompts the channel's game has open for `seat`."""
+    session = table.bot.games.manager.for_channel(table.channel.id)
+    return set() if session is None else {p.id for p in session.open_prompts(seat)}
 
 
 async def test_a_purged_call_is_posted_again(tmp_path: Path) -> None:
