@@ -157,26 +157,48 @@ class SQLiteDriver(Driver):
     async def backup(self, path: str | os.PathLike[str]) -> None:
         """Copy with SQLite's online backup API in one step under the lock, so the copy
         holds exactly the committed transactions. It is written next to `path` and renamed
-        into place, so `path` is never a half-written file."""
+        into place, so `path` is never a half-written file; anything but a file of its
+        own (a directory, a device, the database itself) is refused first (StorageError),
+        as is a place it cannot write to."""
         target = Path(path)
+        _backup_target(target, Path(self._path))
         partial = target.with_name(target.name + ".partial")
-        partial.unlink(missing_ok=True)
         try:
+            partial.unlink(missing_ok=True)
             # check_same_thread=False: aiosqlite runs the copy on its own worker thread.
             dest = sqlite3.connect(partial, check_same_thread=False)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             raise StorageError(f"Cannot write a backup to {target}: {exc}.") from exc
         try:
             async with self._lock:
                 await self.live().backup(dest)
-        except sqlite3.Error as exc:
-            raise StorageError(f"The backup to {target} failed: {exc}.") from exc
-        finally:
             dest.close()
-        os.replace(partial, target)
+            os.replace(partial, target)
+        except (sqlite3.Error, OSError) as exc:
+            dest.close()
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
+            raise StorageError(f"The backup to {target} failed: {exc}.") from exc
 
     async def claim(self, scope: GameScope) -> ShardLease | None:
         return None  # file locks beside the file: bot.manager.ShardClaim
+
+
+def _backup_target(target: Path, database: Path) -> None:
+    """Refuse a backup target that is not a file of its own (StorageError): written next
+    to it and renamed over it, a directory would fail half-way, a device be replaced
+    (/dev/null, as root), and the database's own path lose every write made since."""
+    if not target.name or target.name in (".", ".."):
+        raise StorageError(f"A backup needs a file name, not {str(target)!r}.")
+    if not target.exists():
+        return
+    if not target.is_file():
+        raise StorageError(f"Cannot write a backup to {target}: it is not a regular file.")
+    with contextlib.suppress(OSError):
+        if target.samefile(database):
+            raise StorageError(
+                f"{target} is the database itself: write the backup to another file."
+            )
 
 
 async def _prepare(conn: aiosqlite.Connection, name: str, busy_timeout: float) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import re
 import sys
 import types
@@ -640,3 +641,44 @@ def test_shbot_cancel_ends_a_terminal_game_whose_row_does_not_read_back(
     assert cli.main(["--db", str(db), "cancel", str(running)]) == 1
     err = capsys.readouterr().err
     assert f"game #{running} was set aside as damaged (variant" in err, err
+
+
+@pytest.mark.parametrize("where", ["a directory", "the database itself", "no name", "no folder"])
+def test_a_backup_to_a_place_it_cannot_go_says_why_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    where: str,
+) -> None:
+    """`backup PATH` wrote next to PATH and renamed over it: a directory gave a
+    traceback (and left the .partial behind), the database's own path replaced the file
+    the bot writes to (the moves made since were lost), and as root /dev/null was
+    replaced by a database. It refuses anything but a file of its own, in one line."""
+    db = tmp_path / "games.db"
+    asyncio.run(_games(db))
+    monkeypatch.setenv("DATABASE_PATH", str(db))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    target = {
+        "a directory": "folder",
+        "the database itself": str(db),
+        "no name": "",
+        "no folder": str(tmp_path / "missing" / "copy.db"),
+    }[where]
+    before = db.read_bytes()
+    assert cli.main(["backup", target]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("shbot: ") and len(err.splitlines()) == 1, err
+    assert "Traceback" not in err
+    assert db.read_bytes() == before  # the database untouched
+    assert (tmp_path / "folder").is_dir() and not list(tmp_path.rglob("*.partial"))
+
+
+def test_a_backup_refuses_a_device(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Not a regular file: refused before anything is written (as root, /dev/null
+    was replaced)."""
+    db = tmp_path / "games.db"
+    asyncio.run(_games(db))
+    assert cli.main(["--db", str(db), "backup", os.devnull]) == 1
+    assert "not a regular file" in capsys.readouterr().err
+    assert Path(os.devnull).is_char_device()
