@@ -23,6 +23,7 @@ import contextlib
 import io
 import logging
 import os
+import shlex
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
@@ -501,6 +502,11 @@ def _db_args(args: argparse.Namespace) -> list[str]:
     return ["--db", args.db] if getattr(args, "db", None) else []
 
 
+def _as_typed(args: Sequence[str]) -> str:
+    """Arguments as a shell would take them back, each after a space (none: "")."""
+    return "".join(f" {shlex.quote(arg)}" for arg in args)
+
+
 def _token_configured() -> bool:
     """Whether DISCORD_TOKEN is set, in the environment or in a `.env` file."""
     if os.environ.get("DISCORD_TOKEN"):
@@ -587,6 +593,7 @@ def _demo(args: argparse.Namespace) -> int:
                 stop=stop,
                 images=images,
             ),
+            _db_args(args),
         )
     return _terminal_game(
         "demo",
@@ -601,16 +608,22 @@ def _demo(args: argparse.Namespace) -> int:
             stop=stop,
             images=images,
         ),
+        _db_args(args),
     )
 
 
-def _terminal_game(command: str, play: Callable[[asyncio.Event], Awaitable[GameSession]]) -> int:
+def _terminal_game(
+    command: str,
+    play: Callable[[asyncio.Event], Awaitable[GameSession]],
+    db: Sequence[str] = (),
+) -> int:
     """Play a terminal game; Ctrl-C (SIGTERM, SIGHUP) stops it at once, stored as it stands.
 
     The exit status says how it ended: 0 over, 1 stopped by a fault or by the output
     going away, 128 + the signal's number if a signal stopped it (130 for Ctrl-C). Every
     way but the first leaves one line on stderr that tells how to carry the game on
-    (none for a demo whose reader left: `| head`)."""
+    (none for a demo whose reader left: `| head`); it repeats the `--db` given (`db`:
+    `_db_args`), without which it would name a game of another database."""
     import asyncio
 
     received: list[int] = []
@@ -647,11 +660,12 @@ def _terminal_game(command: str, play: Callable[[asyncio.Event], Awaitable[GameS
     broken = isinstance(frontend, TerminalFrontend) and frontend.broken
     if broken:
         _silence_stdout()
-    resume = f"`shbot {command} --resume {game_id}` carries it on"
-    cancel = f"`shbot cancel {game_id}` ends it"
+    where = _as_typed(db)
+    resume = f"`shbot {command}{where} --resume {game_id}` carries it on"
+    cancel = f"`shbot cancel{where} {game_id}` ends it"
     if session.game.is_over and interrupted and not broken:
         # Decided ahead of the narration: stored finished, every move of it kept.
-        _tell(f"Game #{game_id} is over: `shbot replay {game_id}` shows it.", newline=True)
+        _tell(f"Game #{game_id} is over: `shbot replay{where} {game_id}` shows it.", newline=True)
         return interrupted
     if session.game.is_over:
         return 1 if broken else 0
@@ -737,6 +751,7 @@ def _play(args: argparse.Namespace) -> int:
                 images=images,
                 ai_pace_s=args.pace,  # None: the stored game's
             ),
+            _db_args(args),
         )
     return _terminal_game(
         "play",
@@ -753,6 +768,7 @@ def _play(args: argparse.Namespace) -> int:
             images=images,
             ai_pace_s=DEFAULT_PACE_S if args.pace is None else args.pace,
         ),
+        _db_args(args),
     )
 
 
@@ -768,7 +784,8 @@ def _stored_options_given(args: argparse.Namespace, command: str) -> bool:
         return False
     print(
         f"shbot: {', '.join(given)} {'is' if len(given) == 1 else 'are'} the stored game's: "
-        f"`shbot {command} --resume {args.resume}` carries it on as it was set up; "
+        f"`shbot {command}{_as_typed(_db_args(args))} --resume {args.resume}` carries it on"
+        " as it was set up; "
         f"leave {'it' if len(given) == 1 else 'them'} out.",
         file=sys.stderr,
     )

@@ -171,7 +171,7 @@ def test_ctrl_c_at_a_prompt_saves_and_exits_at_once_and_play_resume_carries_on(
     assert run.finish(timeout=5) == 130
     assert time.monotonic() - asked < 3  # at once: no Enter needed
     no_traceback(run)
-    assert "shbot play --resume 1" in run.err and "shbot cancel 1" in run.err
+    assert f"shbot play --db {db} --resume 1" in run.err and f"shbot cancel --db {db} 1" in run.err
     status, _, actions = stored(db)
     assert status == "running" and actions > 0  # saved, resumable
     before = seats(db)
@@ -196,7 +196,10 @@ def test_ctrl_c_in_a_demo_saves_it_and_demo_resume_finishes_it(tmp_path: Path) -
     run.proc.send_signal(signal.SIGINT)
     assert run.finish(timeout=5) == 130
     no_traceback(run)
-    assert "shbot demo --resume 1" in run.err
+    # The hint names the database it was given: without it, it carried on (or
+    # cancelled) game #1 of the default database, another game.
+    assert f"`shbot demo --db {db} --resume 1` carries it on" in run.err
+    assert f"`shbot cancel --db {db} 1` ends it" in run.err
     assert stored(db)[0] == "running"
 
     # A demo game is the demo's to resume; play says which command does.
@@ -217,7 +220,7 @@ def test_a_kill_saves_the_game_too(tmp_path: Path) -> None:
     run.proc.send_signal(signal.SIGTERM)
     assert run.finish(timeout=5) == 128 + signal.SIGTERM
     no_traceback(run)
-    assert "shbot play --resume 1" in run.err and stored(db)[0] == "running"
+    assert f"shbot play --db {db} --resume 1" in run.err and stored(db)[0] == "running"
 
 
 def test_shbot_cancel_ends_a_saved_game_which_never_counts_nor_resumes(tmp_path: Path) -> None:
@@ -319,7 +322,7 @@ def test_input_that_ends_when_no_ai_can_take_the_seat_stops_the_game_saved(
     no_traceback(run)
     [line] = run.err.strip().splitlines()
     assert line.startswith("shbot: ") and "disk on fire" in line
-    assert "shbot play --resume 1" in line and "shbot cancel 1" in line
+    assert f"shbot play --db {db} --resume 1" in line and f"shbot cancel --db {db} 1" in line
     assert "an AI plays your seat from now on" not in run.out  # it does not
     assert stored(db)[0] == "running" and seats(db) == before
 
@@ -353,7 +356,7 @@ def test_shbot_play_into_a_closed_pipe_ends_quietly_even_while_waiting_for_input
     run.close_stdout()
     assert run.finish(timeout=5) != 0  # no keypress needed to notice
     no_traceback(run)
-    assert "shbot play --resume 1" in run.err and len(run.err.strip().splitlines()) == 1
+    assert f"shbot play --db {db} --resume 1" in run.err and len(run.err.strip().splitlines()) == 1
     assert stored(db)[0] == "running"
 
 
@@ -365,7 +368,7 @@ def test_shbot_play_into_a_closed_pipe_ends_quietly_on_its_next_line(tmp_path: P
     run.send(b"1\n")  # the answer makes the game go on and print
     assert run.finish(timeout=5) != 0
     no_traceback(run)
-    assert "shbot play --resume 1" in run.err
+    assert f"shbot play --db {db} --resume 1" in run.err
 
 
 def closed_streams(
@@ -531,7 +534,7 @@ def test_a_storage_fault_stops_the_game_with_a_non_zero_exit_and_it_resumes(
     no_traceback(run)
     [line] = run.err.strip().splitlines()  # one line: no log records, no traceback
     assert line.startswith("shbot: game #1 stopped on a fault")
-    assert "disk on fire" in line and "shbot play --resume 1" in line
+    assert "disk on fire" in line and f"shbot play --db {db} --resume 1" in line
     status, reason, actions = stored(db)
     assert status == "paused" and reason
 
