@@ -461,6 +461,7 @@ def _lenient_stdout() -> None:
 
 
 def _main(argv: Sequence[str] | None, closed: AbstractSet[str] = frozenset()) -> int:
+    from .config import ConfigError
     from .demo import NotHere
     from .storage import StorageError
 
@@ -490,7 +491,7 @@ def _main(argv: Sequence[str] | None, closed: AbstractSet[str] = frozenset()) ->
             # task, which a blocking read never notices (it waited for Enter).
             step_through(pages, interactive=sys.stdin.isatty() and sys.stdout.isatty())
         return 0
-    except (StorageError, NotHere, PicturesError) as exc:
+    except (StorageError, NotHere, PicturesError, ConfigError) as exc:
         print(f"shbot: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # `shbot replay 1 | head`
@@ -508,8 +509,9 @@ def _as_typed(args: Sequence[str]) -> str:
 
 
 def _token_configured() -> bool:
-    """Whether DISCORD_TOKEN is set, in the environment or in a `.env` file."""
-    if os.environ.get("DISCORD_TOKEN"):
+    """Whether DISCORD_TOKEN is set, in the environment or in a `.env` file (a blank one
+    is not, as `bot.config` reads it)."""
+    if os.environ.get("DISCORD_TOKEN", "").strip():
         return True
     try:
         from .config import ConfigError, load_config

@@ -129,7 +129,16 @@ def settings(
         env_file = find_dotenv(usecwd=True)
     values: dict[str, str] = {}
     if env_file and Path(env_file).is_file():
-        values.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
+        try:
+            read = dotenv_values(env_file)
+        except UnicodeDecodeError as exc:  # e.g. UTF-16, as PowerShell 5.1 writes it
+            raise ConfigError(
+                f"{env_file} is not UTF-8 text ({exc.reason} at byte {exc.start}): save it"
+                " as UTF-8."
+            ) from exc
+        except OSError as exc:
+            raise ConfigError(f"{env_file} cannot be read: {exc.strerror or exc}.") from exc
+        values.update({k: v for k, v in read.items() if v is not None})
     values.update(os.environ if environ is None else environ)
     return values
 

@@ -98,6 +98,29 @@ def test_a_token_in_a_dotenv_file_counts(tmp_path: Path, started: list[Any]) -> 
     assert config.discord_token == "from-dotenv"
 
 
+def test_a_blank_token_is_no_token(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], started: list[Any]
+) -> None:
+    """DISCORD_TOKEN=" " (a blank, as the bot reads it) plays the demo; it said
+    "DISCORD_TOKEN is not set" and exited 1."""
+    monkeypatch.setenv("DISCORD_TOKEN", "  ")
+    assert cli.main([]) == 0 and started == []
+    assert "No DISCORD_TOKEN set" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [[], ["stats"], ["demo", "--speed", "fast"]])
+def test_a_dotenv_file_that_is_not_utf8_is_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, started: list[Any], argv: list[str]
+) -> None:
+    """A .env saved as UTF-16 (PowerShell 5.1's `echo ... > .env`) gave a
+    UnicodeDecodeError traceback for every command: one line names the file now."""
+    (tmp_path / ".env").write_text("DATABASE_PATH=games.db\n", encoding="utf-16")
+    assert cli.main(argv) != 0 and started == []
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("shbot: ") and ".env" in err and "UTF-8" in err, err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
 @pytest.mark.parametrize(
     ("error", "message"),
     [(OSError("Name or service not known"), "cannot reach Discord"), (None, "refused the token")],
@@ -447,7 +470,7 @@ def test_shbot_play_paces_the_ai_as_the_discord_bot_does(monkeypatch: pytest.Mon
         paces.append(kwargs["ai_pace_s"])
 
     monkeypatch.setattr(bot.demo, "play_terminal", play_terminal)
-    monkeypatch.setattr(cli, "_terminal_game", lambda name, run: asyncio.run(run(None)) or 0)
+    monkeypatch.setattr(cli, "_terminal_game", lambda name, run, db=(): asyncio.run(run(None)) or 0)
     assert cli.main(["play", "--pace", "0.25"]) == 0
     assert cli.main(["play"]) == 0
     assert paces == [0.25, cli.DEFAULT_PACE_S]
@@ -503,7 +526,7 @@ def resumed(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         calls.append({"game_id": game_id, **kwargs})
 
     monkeypatch.setattr(bot.demo, "resume_terminal", resume_terminal)
-    monkeypatch.setattr(cli, "_terminal_game", lambda name, run: asyncio.run(run(None)) or 0)
+    monkeypatch.setattr(cli, "_terminal_game", lambda name, run, db=(): asyncio.run(run(None)) or 0)
     return calls
 
 
@@ -568,7 +591,7 @@ def test_a_new_game_gets_the_documented_defaults(
 
     monkeypatch.setattr(bot.demo, "play_terminal", record)
     monkeypatch.setattr(bot.demo, "run_demo", record)
-    monkeypatch.setattr(cli, "_terminal_game", lambda name, run: asyncio.run(run(None)) or 0)
+    monkeypatch.setattr(cli, "_terminal_game", lambda name, run, db=(): asyncio.run(run(None)) or 0)
     assert cli.main(["play"]) == 0
     assert cli.main(["demo"]) == 0
     (play_args, play), (demo_args, demo) = calls
