@@ -687,7 +687,10 @@ def _terminal_game(
         )
         return 1
     if broken:
-        if command == "play":
+        fault = frontend.output_fault if isinstance(frontend, TerminalFrontend) else None
+        if fault is not None:  # not a reader who left: whoever expects the game hears why
+            _tell(f"shbot: the output failed ({fault}); game #{game_id} is saved: {resume}.")
+        elif command == "play":
             _tell(f"shbot: the output closed; game #{game_id} is saved: {resume}.")
         return 1
     _tell(f"Game #{game_id} is saved: {resume}; {cancel}.", newline=sys.stderr.isatty())

@@ -10,8 +10,9 @@ file), an AI takes the seat so the game can finish.
 With `images` (a directory) the board is written there after each policy, and the final
 board with every role and the suspicion chart once the game is over (`bot.render.pictures`).
 
-If the output goes away (`shbot play | head` once `head` has exited), the front-end
-stops printing and sets `output_closed`: the caller stops the game, which stays stored.
+If the output goes away (`shbot play | head` once `head` has exited) or fails (a full
+disk: `output_fault` says why), the front-end stops printing and sets `output_closed`:
+the caller stops the game, which stays stored.
 It notices even while it only waits for the player's answer, without printing anything.
 If the local seat can no longer be played (input closed and no AI could take the seat,
 or asking failed), it sets `halted` with the reason in `halt`: the caller stops the game
@@ -204,6 +205,9 @@ class TerminalFrontend:
         self._input_closed = False
         self.broken = False  # the output went away (`shbot demo | head`): stay quiet
         self.output_closed = asyncio.Event()  # set when `broken` becomes true
+        # Why a write failed, if not because the reader left (a full disk): the caller
+        # says it, since nobody left means somebody expects to read the game.
+        self.output_fault: str | None = None
         self.halt: str | None = None  # why nobody can play the local seat any more
         self.halted = asyncio.Event()  # set when `halt` is
         self.quiet = False  # the game is being stopped: print nothing more
@@ -230,9 +234,12 @@ class TerminalFrontend:
             print(text, file=self.out, flush=True)
         except BrokenPipeError:
             self._output_lost()
+        except OSError as exc:  # a full disk (ENOSPC), an I/O error: no more output
+            self._output_lost(exc.strerror or type(exc).__name__)
 
-    def _output_lost(self) -> None:
+    def _output_lost(self, fault: str | None = None) -> None:
         self.broken = True
+        self.output_fault = fault
         self.output_closed.set()
 
     def _halt(self, reason: str) -> None:

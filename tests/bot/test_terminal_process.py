@@ -578,3 +578,31 @@ def test_resuming_a_game_whose_options_do_not_read_is_one_clear_line(
     [line] = refused.err.strip().splitlines()
     assert line.startswith("shbot: ") and "#1" in line and "options" in line
     assert stored(db) == before  # the game as it was: nothing played, nothing lost
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("command", ["demo", "play"])
+def test_an_output_that_fails_stops_the_game_saved_in_one_line(
+    tmp_path: Path, command: str
+) -> None:
+    """A full disk under `shbot demo > file` (here /dev/full: every write fails with
+    ENOSPC) gave a traceback, the game left running with no word of how to carry it on.
+    It stops as when the output closes, and says why and how to resume."""
+    db = tmp_path / "games.db"
+    args = PLAY if command == "play" else ("demo", "--players", "5", "--agent", "random")
+    with open("/dev/full", "wb") as full:
+        run = subprocess.run(
+            [sys.executable, "-m", "bot", *args, "--db", str(db)],
+            stdin=subprocess.DEVNULL,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            cwd=tmp_path,
+            env=_env(),
+            timeout=30,
+            check=False,
+        )
+    err = run.stderr.decode()
+    assert run.returncode == 1 and "Traceback" not in err, err
+    [line] = err.strip().splitlines()
+    assert "No space left on device" in line and f"shbot {command} --db {db} --resume 1" in line
+    assert stored(db)[0] == "running"
