@@ -640,6 +640,8 @@ def _terminal_game(
 
         caught = []
         for signum in _STOP_SIGNALS:
+            if signal.getsignal(signum) is signal.SIG_IGN:
+                continue  # ignored by whoever started us (`nohup`): keep it so
             try:
                 loop.add_signal_handler(signum, stopped, signum)
             except (NotImplementedError, RuntimeError, ValueError):  # not here (Windows)

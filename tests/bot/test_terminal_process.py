@@ -606,3 +606,34 @@ def test_an_output_that_fails_stops_the_game_saved_in_one_line(
     [line] = err.strip().splitlines()
     assert "No space left on device" in line and f"shbot {command} --db {db} --resume 1" in line
     assert stored(db)[0] == "running"
+
+
+def test_a_demo_under_nohup_ignores_a_hangup(tmp_path: Path) -> None:
+    """`nohup shbot demo &` asks for SIGHUP to be ignored (the terminal may close); the
+    demo caught it all the same and stopped, saved, with status 129. It plays on."""
+    db = tmp_path / "games.db"
+
+    def as_nohup() -> None:
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    demo = ("demo", "--players", "5", "--agent", "random", "--speed", "normal")
+    run = subprocess.Popen(
+        [sys.executable, "-m", "bot", *demo, "--db", str(db)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=_env(),
+        preexec_fn=as_nohup,
+    )
+    try:
+        time.sleep(2)  # under way: a paced demo takes some twenty seconds
+        run.send_signal(signal.SIGHUP)
+        time.sleep(1.5)
+        assert run.poll() is None  # it plays on
+        run.send_signal(signal.SIGTERM)  # not ignored: stops it, saved
+        _, err = run.communicate(timeout=10)
+    finally:
+        run.kill()
+    assert run.returncode == 128 + signal.SIGTERM, err.decode()
+    assert stored(db)[0] == "running"
