@@ -327,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     stats.add_argument(
         "--user",
-        type=int,
+        type=_user_id,
         default=None,
         metavar="ID",
         help="one player's record: their Discord user id (the terminal player is 1)",
@@ -373,6 +373,18 @@ def database_path(args: argparse.Namespace) -> str:
     if not path.exists() and not os.access(path.parent, os.W_OK | os.X_OK):
         raise StorageError(f"{cannot}: {path.parent} is not writable.")
     return str(path)
+
+
+def _user_id(text: str) -> int:
+    """`stats --user`: a Discord user id (a snowflake: a 64-bit signed integer's range,
+    as the database stores it; a bigger one was an OverflowError traceback)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"{text} is not a Discord user id (0 to 2^63 - 1)")
+    return value
 
 
 def database_target(args: argparse.Namespace) -> str:

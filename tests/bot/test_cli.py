@@ -59,6 +59,9 @@ def test_bad_options_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
         with pytest.raises(SystemExit):
             cli.main(argv)
     assert "Unknown agent" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # an OverflowError traceback from the database before
+        cli.main(["stats", "--user", "9" * 20])
+    assert "is not a Discord user id" in capsys.readouterr().err
     assert cli.main(["play", "--players", "5", "--seat", "5"]) == 2
 
 
