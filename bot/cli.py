@@ -665,6 +665,7 @@ def _terminal_game(
             for signum in caught:
                 loop.remove_signal_handler(signum)
 
+    from .errors import EndedElsewhere
     from .frontends.terminal import TerminalFrontend
     from .storage import StorageError
 
@@ -685,6 +686,12 @@ def _terminal_game(
         return interrupted
     if session.game.is_over:
         return 1 if broken else 0
+    if isinstance(session.failure, EndedElsewhere):  # `shbot cancel` while it was played
+        _tell(
+            f"shbot: game #{game_id} was {session.failure.status} elsewhere while it was "
+            f"played here: it stops."
+        )
+        return 1
     if session.paused or session.failure is not None:
         cause = session.pause_reason or type(session.failure).__name__
         detail = f": {session.failure}" if isinstance(session.failure, StorageError) else ""

@@ -22,6 +22,16 @@ class Refusal(BotError):
     person who made it."""
 
 
+class EndedElsewhere(BotError):
+    """A move for a game whose record says it ended: something else ended it while it
+    was played (another command, another process). `status` says how it ended; there is
+    nothing to pause or resume. (The storage raises it as `GameEnded`.)"""
+
+    def __init__(self, message: str, status: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 _ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -50,6 +50,12 @@ def came_back(label: str) -> str:
     return f"{label} is back and plays their own seat again."
 
 
+def ended_elsewhere(status: str) -> str:
+    """The game's record says it ended while this session played it: something else
+    (another command, another process) ended it."""
+    return f"The game was {status} elsewhere: it stops here."
+
+
 def cancelled(reason: str) -> str:
     """The players (or a host) ended the game."""
     return f"The game was cancelled: {reason}"

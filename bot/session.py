@@ -74,7 +74,7 @@ from .analysis import reveal_of, suspicion_after
 from .claim_windows import ClaimWindows, closed_at, new_claim_windows
 from .claims_round import ClaimsPorts, ClaimsRound
 from .deadlines import Deadlines, time_left
-from .errors import failure_cause
+from .errors import EndedElsewhere, failure_cause
 from .narrate import narrate
 from .outbox import Message, Outbox, Resumed, Withdrawal
 from .ports import (
@@ -760,6 +760,9 @@ class GameSession:
         """
         root = self.failure or exc
         self.failure = root
+        if isinstance(root, EndedElsewhere):
+            await self._ended_elsewhere(root)
+            return
         if isinstance(root, DeliveryError):  # a host-readable cause, free of secrets
             cause = str(root)
             log.warning("game %d paused: %s", self.game_id, cause)
@@ -792,6 +795,18 @@ class GameSession:
             # the outbox said so then (not paused yet, ignored) and never will again.
             log.info("game %d: messages went through again before the pause", self.game_id)
             await self._delivery_restored()
+
+    async def _ended_elsewhere(self, ended: EndedElsewhere) -> None:
+        """The game's row says it ended while this session played it (`shbot cancel` on a
+        terminal game another process plays): nothing to pause or resume. The table is
+        told, the prompts close, and the session ends as a cancelled one does."""
+        log.warning("game %d was %s elsewhere: it stops here", self.game_id, ended.status)
+        async with self._lock:
+            self._cancelled = True
+            self._asked = None
+            self._deadlines.stop_clock()
+            self._close_all(notices.CANCELLED)
+            self._show(Post(notices.ended_elsewhere(ended.status), last=True))
 
     def _opening(self) -> None:
         if self._fresh:

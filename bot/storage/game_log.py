@@ -22,6 +22,7 @@ from .records import (
     _GAME_COLUMNS,
     _INT64,
     GameDamaged,
+    GameEnded,
     GameScope,
     SeatChange,
     SeatRecord,
@@ -103,6 +104,8 @@ class GameLog:
             [(expected,)] = await tx.all(
                 "SELECT COALESCE(MAX(seq), -1) + 1 FROM actions WHERE game_id = ?", (game_id,)
             )
+            if status not in _LIVE:
+                raise GameEnded(game_id, status)
             if status != "running":
                 raise StorageError(f"Game #{game_id} is {status}; it takes no more actions.")
             if seq != expected:

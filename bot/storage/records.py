@@ -25,7 +25,7 @@ from engine import (
     WinReason,
 )
 
-from ..errors import BotError
+from ..errors import BotError, EndedElsewhere
 from ..ratings import Rating
 
 log = logging.getLogger("bot.storage")
@@ -40,6 +40,15 @@ _INT64 = (-(2**63), 2**63 - 1)  # SQLite INTEGER and PostgreSQL BIGINT: seeds an
 class StorageError(BotError):
     """A database problem. `str()` is one line for the host: what happened to which file,
     and what to do about it. The subclasses below name each cause a host can fix."""
+
+
+class GameEnded(StorageError, EndedElsewhere):
+    """A move for a game whose row says it ended (cancelled, finished, abandoned,
+    damaged): something else ended it while it was played (`shbot cancel` on a terminal
+    game another process plays). Nothing to pause or resume: `status` says how it ended."""
+
+    def __init__(self, game_id: int, status: str) -> None:
+        super().__init__(f"Game #{game_id} is {status}; it takes no more actions.", status)
 
 
 class CannotOpen(StorageError):

@@ -637,3 +637,24 @@ def test_a_demo_under_nohup_ignores_a_hangup(tmp_path: Path) -> None:
         run.kill()
     assert run.returncode == 128 + signal.SIGTERM, err.decode()
     assert stored(db)[0] == "running"
+
+
+def test_a_game_cancelled_by_another_command_while_played_stops_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """`shbot cancel 1` while a demo plays game #1: the demo's next move was refused by
+    the database, and it said "paused because of an internal error (StorageError)" and
+    told how to resume a game that is cancelled. It says the game was cancelled."""
+    db = tmp_path / "games.db"
+    demo = ("demo", "--players", "5", "--agent", "random", "--seed", "4", "--db", str(db))
+    run = Shbot(tmp_path, *demo, "--speed", "normal")
+    run.wait_for(" for President")
+    cancel = shbot(tmp_path, "cancel", "1", "--db", str(db))
+    assert cancel.proc.returncode == 0, cancel.err
+    assert run.finish(timeout=30) == 1
+    no_traceback(run)
+    assert "The game was cancelled elsewhere" in run.out
+    assert "internal error" not in run.out and "--resume" not in run.err
+    [line] = run.err.strip().splitlines()
+    assert "game #1 was cancelled elsewhere" in line, line
+    assert stored(db)[0] == "cancelled"
