@@ -342,7 +342,11 @@ def build_parser() -> argparse.ArgumentParser:
         "safe while the bot or a game is running. Restore by pointing DATABASE_PATH\n"
         "(or --db) at the copy while the bot is stopped.",
     )
-    backup.add_argument("path", metavar="PATH", help="where to write the copy")
+    backup.add_argument(
+        "path",
+        metavar="PATH",
+        help="the copy's file (a new file, or an old copy it replaces; not the database)",
+    )
     return parser
 
 
