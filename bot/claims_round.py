@@ -31,7 +31,8 @@ class ClaimsPorts:
     """What a claims round asks of its session (each a plain callable)."""
 
     is_ai: Callable[[int], bool]  # whether an AI plays the seat now
-    ai_claim: Callable[[int], Awaitable[None]]  # ask the AI seat for its claim, apply it
+    # Ask the AI seat for its claim, apply it, and store its window as over with it.
+    ai_claim: Callable[[int], Awaitable[None]]
     issue: Callable[[int], None]  # show the human seat its claim prompt
     is_open: Callable[[int], bool]  # whether the seat's claim prompt is still open
     close: Callable[[int, str], None]  # withdraw the seat's claim prompt, with a reason
@@ -68,30 +69,22 @@ class ClaimsRound:
         """Offer every pending window; return once the round is over."""
         turn = self.ports.turn()
         seats = self.windows.take_pending()
-        humans, asked = [], []
+        humans = []
         for seat in seats:
             if not self.game.legal_claims(seat):
                 continue
             if self.ports.is_ai(seat):
+                # Its window is stored as over with its claim (`ClaimsPorts.ai_claim`):
+                # a round run again after a restart during the next decision would ask
+                # it again, and clear that decision's stored deadline below.
                 await self.ports.ai_claim(seat)
-                asked.append(seat)
             else:
                 humans.append(seat)
-        async with self._lock:
-            if not humans:
-                # Resumed in a window whose humans have all gone to an AI since: its
-                # deadline is over too (else a no-op: nothing is stored between decisions).
-                await self.deadlines.store(None)
-            # The AI seats had their say (an AI President who peeked claims its draw and
-            # keeps its peek to itself): stored as over now, so that a restart does not
-            # ask them again, and with the round of AI seats alone too. Asked again, an
-            # AI makes a claim no uninterrupted game makes, which moves the members'
-            # open prompts on; and a round run again during the next decision would
-            # clear that decision's stored deadline above.
-            if asked:
-                self.windows.close(self.ports.turn(), asked)
-                await self.ports.save()
         if not humans:
+            # Resumed in a window whose humans have all gone to an AI since: its
+            # deadline is over too (else a no-op: nothing is stored between decisions).
+            async with self._lock:
+                await self.deadlines.store(None)
             return
         deadline = self.deadlines.next(self.limit)
         self.windows.open(humans, deadline)

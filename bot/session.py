@@ -1055,6 +1055,11 @@ class GameSession:
                         await self._accept(claim)
                     else:
                         self.ai.fallback(seat, "claim", "the AI answered an illegal claim")
+                # Its say had: its window is over, stored with its claim. A restart must
+                # not ask it again: an AI President who peeked claims its draw and keeps
+                # its peek, and asked again it claims the peek, which no uninterrupted
+                # game does (and the new action moves the members' open prompts on).
+                self._claims.close(self._turn, [seat])
                 await self._save_state()
 
         await self._guarded(accept())

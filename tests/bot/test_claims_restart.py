@@ -221,3 +221,46 @@ async def test_a_member_s_claim_prompt_from_before_a_restart_still_answers(
         await resumed.choose(MEMBER, before.id, len(before.options) - 1)
     finally:
         await stop(resumed)
+
+
+class SecondClaimThinks(ScriptedPort):
+    """After the peek, the second AI seat asked for a claim thinks for good."""
+
+    def __init__(self) -> None:
+        super().__init__(hold=True)
+        self.asked: list[int] = []
+        self.thinking = asyncio.Event()
+
+    async def claim(self, spec: str, view: PlayerView, **how: Any) -> Answer[Claim | None]:
+        if view.fascist_policies >= 3:
+            self.asked.append(view.seat)
+            if len(self.asked) == 2:
+                self.thinking.set()
+                await asyncio.Event().wait()
+        return await super().claim(spec, view, **how)
+
+
+async def test_a_restart_while_the_second_ai_seat_claims_asks_the_first_nothing(
+    tmp_path: Path,
+) -> None:
+    """At seed 1 the President who peeked sits before the Chancellor, so it claims
+    first; the bot restarts while the Chancellor thinks. The President's window was
+    stored as over only once the whole round had claimed, and it was asked again."""
+    path = tmp_path / "game.db"
+    store = await Storage.open(path)
+    port = SecondClaimThinks()
+    manager = SessionManager(store, FakeFrontend(), port)
+    await manager.create([], players=PLAYERS, fill_with_ai=True, seed=1, options=SCRIPTED)
+    await until(port.thinking.is_set, timeout=20)
+    first = port.asked[0]
+    await manager.shutdown()
+    await store.close()
+
+    again = ScriptedPort(hold=True)
+    resumed = await restarted(path, again)
+    try:
+        await until(lambda: resumed.ai.deciding(resumed.game.president), timeout=10)
+        assert [c.seat for c in again.claimed if c.seat == first] == []
+        assert not any(isinstance(c, PeekClaim) for c in again.claimed), again.claimed
+    finally:
+        await stop(resumed)
