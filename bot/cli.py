@@ -520,8 +520,13 @@ def _db_args(args: argparse.Namespace) -> list[str]:
 
 
 def _as_typed(args: Sequence[str]) -> str:
-    """Arguments as a shell would take them back, each after a space (none: "")."""
-    return "".join(f" {shlex.quote(arg)}" for arg in args)
+    """Arguments as a shell would take them back, each after a space (none: ""); a
+    database URL's password left out (the hint lands in logs: `nohup`, CI)."""
+    from .storage import is_database_url
+    from .storage.postgres import redact
+
+    shown = [redact(arg) if is_database_url(arg) else arg for arg in args]
+    return "".join(f" {shlex.quote(arg)}" for arg in shown)
 
 
 def _token_configured() -> bool:

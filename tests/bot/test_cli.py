@@ -708,3 +708,13 @@ def test_a_backup_refuses_a_device(capsys: pytest.CaptureFixture[str], tmp_path:
     assert cli.main(["--db", str(db), "backup", os.devnull]) == 1
     assert "not a regular file" in capsys.readouterr().err
     assert Path(os.devnull).is_char_device()
+
+
+def test_a_hint_never_shows_the_database_password() -> None:
+    """`--db postgresql://bot:PASSWORD@host/db` is repeated in the resume hints, which
+    land in logs (nohup, CI): without its password."""
+    args = cli.build_parser().parse_args(["demo", "--db", "postgresql://bot:s3cret@db:5432/sh"])
+    shown = cli._as_typed(cli._db_args(args))
+    assert shown == " --db postgresql://bot@db:5432/sh" and "s3cret" not in shown
+    args = cli.build_parser().parse_args(["demo", "--db", "my games.db"])
+    assert cli._as_typed(cli._db_args(args)) == " --db 'my games.db'"
