@@ -1,4 +1,4 @@
-"""What an AI player says at the table: its read of the others, from its own view only.
+"""What an AI player says at the table: its read of the others, from the public record only.
 
 A good player says whom they trust least and why ("Rosa enacted a Fascist policy though
 she claims she was passed a Liberal"), and whom they trust most. An AI seat says the same

@@ -1,6 +1,6 @@
 """What the AI seats of one game say: remarks after a session, and `/ask`.
 
-`agents.talk.TableTalk` gives each AI seat a belief built from its own view only, and
+`agents.talk.TableTalk` gives each AI seat a belief built from the public record only, and
 words for it. This collaborator owns that instance for one game: it feeds it the
 game's events it has not heard yet and runs it in the suspicion thread (many games must
 not starve the event loop). `GameSession` decides when the seats speak and posts what
@@ -54,7 +54,7 @@ class TableVoices:
         return said or []
 
     async def ask(self, seat: int, ai_seats: Sequence[int], names: list[str]) -> str | None:
-        """AI seat `seat`'s read of the table, from its own view only (None: it has
+        """AI seat `seat`'s read of the table, from the public record only (None: it has
         nothing to say, or is not among `ai_seats`). Raises `TalkUnavailable` when it
         cannot answer within `TALK_WAIT_S` (logged), so the asker can be told."""
         return await self._in_time(ai_seats, lambda talk: talk.ask(seat, names), asked=True)

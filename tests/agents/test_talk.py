@@ -1,4 +1,4 @@
-"""What AI seats say (agents.talk): their own view only, never the hidden roles."""
+"""What AI seats say (agents.talk): the public record only, never the hidden roles."""
 
 from __future__ import annotations
 
