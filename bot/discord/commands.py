@@ -14,6 +14,7 @@ shown to the whole channel. A public result is posted as a followup (`announce`)
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Protocol
 
 import discord
@@ -31,6 +32,7 @@ from .lobby_control import LobbyControl
 from .lobby_message import lobby_embed
 from .replay import Replays
 from .replies import acknowledge, announce, answer
+from .visibility import listed_here
 
 VARIANT_CHOICES = [Choice(name=v, value=v) for v in VARIANTS]
 STRENGTH_CHOICES = [Choice(name=s, value=s) for s in STRENGTHS]
@@ -65,6 +67,9 @@ class CommandHost(Protocol):
     def replays(self) -> Replays:
         """/replay's pages and buttons."""
         ...
+
+
+HISTORY_ROWS = 10  # /history: the latest games shown
 
 
 class GameCommands(commands.Cog):
@@ -254,7 +259,9 @@ class GameCommands(commands.Cog):
     async def history(self, interaction: discord.Interaction) -> None:
         """Recent games, newest first."""
         await acknowledge(interaction)  # ephemeral: an error must reach the member alone
-        games = await self.bot.storage.recent_games(guild_id=interaction.guild_id, limit=10)
+        # Posted for the channel: the games its readers could all see played.
+        latest = await self.bot.storage.recent_games(guild_id=interaction.guild_id, limit=50)
+        games = [g for g in latest if listed_here(interaction, g.channel_id)][:HISTORY_ROWS]
         await announce(interaction, texts.SHOWN_BELOW, embed=info.history_embed(games))
 
     @app_commands.command(name="stats", description="A player's record in this server.")
@@ -267,6 +274,9 @@ class GameCommands(commands.Cog):
         who = user or interaction.user
         await acknowledge(interaction)  # ephemeral: an error must reach the member alone
         stats = await self.bot.storage.player_stats(who.id, guild_id=interaction.guild_id)
+        # Posted for the channel: its latest games only where its readers could see them.
+        shown = tuple(g for g in stats.recent if listed_here(interaction, g.channel_id))
+        stats = dataclasses.replace(stats, recent=shown)
         await announce(
             interaction, texts.SHOWN_BELOW, embed=info.stats_embed(who.display_name, stats)
         )

@@ -30,6 +30,7 @@ from ..storage import Storage, StorageError
 from . import texts
 from .components import ComponentId, button, view_of
 from .replies import acknowledge, answer
+from .visibility import may_replay
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ class Replays:
     async def show(self, interaction: discord.Interaction, game_id: int) -> None:
         """The first page of `game_id` (the command, after an ephemeral defer)."""
         try:
-            pages = await self._pages_of(game_id, interaction.guild_id)
+            pages = await self._pages_of(game_id, interaction)
         except Refused as refusal:
             await answer(interaction, str(refusal))
             return
@@ -80,7 +81,7 @@ class Replays:
             return
         await acknowledge(interaction, update=True)
         try:
-            pages = await self._pages_of(game_id, interaction.guild_id)
+            pages = await self._pages_of(game_id, interaction)
         except Refused as refusal:
             await answer(interaction, str(refusal))
             return
@@ -91,15 +92,20 @@ class Replays:
             embed=page_embed(game_id, pages, number), view=page_view(game_id, pages, number)
         )
 
-    async def _pages_of(self, game_id: int, guild_id: int | None) -> list[str]:
-        """The pages of a finished game of `guild_id`; `Refused` otherwise."""
+    async def _pages_of(self, game_id: int, interaction: discord.Interaction) -> list[str]:
+        """The pages of a finished game of the interaction's server that the member may
+        read (`visibility.may_replay`); `Refused` otherwise."""
         unknown = Refused(texts.REPLAY_UNKNOWN.format(game=game_id))
         try:
             stored = await self.bot.storage.load_game(game_id)
         except StorageError:
             raise unknown from None
+        guild_id = interaction.guild_id
         if guild_id is None or stored.guild_id != guild_id:
             raise unknown  # another server's game is not shown, nor said to exist
+        players = {seat.user_id for seat in stored.seats if seat.user_id is not None}
+        if not may_replay(interaction, stored.channel_id, players):
+            raise unknown  # played where this member could not see: nor said to exist
         if stored.status != "finished":
             raise Refused(texts.REPLAY_NOT_OVER.format(game=game_id, status=stored.status))
         kept = self._pages.get(game_id)
