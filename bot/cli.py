@@ -661,8 +661,10 @@ def _terminal_game(
 
         caught = []
         for signum in _STOP_SIGNALS:
-            if signal.getsignal(signum) is signal.SIG_IGN:
-                continue  # ignored by whoever started us (`nohup`): keep it so
+            if signum == _HANGUP and signal.getsignal(signum) is signal.SIG_IGN:
+                continue  # `nohup`: the terminal may close, the game plays on
+            # (Not so for SIGINT: a shell without job control ignores it in whatever it
+            # starts with `&`, and a signal sent to stop the game must still stop it.)
             try:
                 loop.add_signal_handler(signum, stopped, signum)
             except (NotImplementedError, RuntimeError, ValueError):  # not here (Windows)
@@ -742,6 +744,7 @@ def _terminal_logging() -> None:
 
 
 # Ctrl-C, a `kill`, the terminal closing: each stops a terminal game, stored as it stands.
+_HANGUP = getattr(signal, "SIGHUP", None)
 _STOP_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )

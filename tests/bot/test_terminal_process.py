@@ -23,6 +23,14 @@ CHOICE = "Your choice (1-"
 ANSWERS = b"1\n" * 400  # option 1 always exists: enough to finish any 5-player game
 
 
+def as_from_a_terminal() -> None:
+    """In the child: Ctrl-C as a terminal's foreground process gets it. A shell without
+    job control starts `cmd &` with SIGINT ignored, and the child would inherit that
+    from a test run started so (CI launched in the background): Python then never
+    raises KeyboardInterrupt, and the Ctrl-C tests would test nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DISCORD_TOKEN", "DATABASE_PATH")}
     env["PYTHONPATH"] = str(ROOT)
@@ -42,6 +50,7 @@ class Shbot:
             stderr=subprocess.PIPE,
             cwd=cwd,
             env=_env(),
+            preexec_fn=as_from_a_terminal,
         )
         self._out = bytearray()
         self._err = bytearray()
@@ -378,6 +387,7 @@ def closed_streams(
     others piped (stdin empty)."""
 
     def close() -> None:
+        as_from_a_terminal()
         for fd in fds:
             os.close(fd)
 
@@ -456,6 +466,7 @@ def test_ctrl_c_in_replay_step_ends_it_at_once(tmp_path: Path) -> None:
     run = subprocess.Popen(
         [sys.executable, "-m", "bot", "replay", "--step", "1", "--db", str(db)],
         stdin=follower, stdout=follower, stderr=follower, cwd=tmp_path, env=_env(),
+        preexec_fn=as_from_a_terminal,
     )  # fmt: skip
     os.close(follower)
     shown = b""
@@ -614,6 +625,7 @@ def test_a_demo_under_nohup_ignores_a_hangup(tmp_path: Path) -> None:
     db = tmp_path / "games.db"
 
     def as_nohup() -> None:
+        as_from_a_terminal()
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     demo = ("demo", "--players", "5", "--agent", "random", "--speed", "normal")
