@@ -242,7 +242,7 @@ class GameCommands(commands.Cog):
             if (busy := self.bot.games.why_busy(interaction.channel_id)) is not None:
                 await answer(interaction, busy)
                 return
-            if await book.get(interaction.channel_id) is not None:
+            if await self.bot.lobbies.current(interaction, interaction.channel_id) is not None:
                 await answer(interaction, texts.LOBBY_HERE_NO_DEMO)
                 return
             await self.bot.games.demo(interaction, players, speed)

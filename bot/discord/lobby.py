@@ -142,6 +142,7 @@ class Lobby:
     options: LobbyOptions = field(default_factory=LobbyOptions)
     seats: list[LobbySeat] = field(default_factory=list)
     message_id: int | None = None  # the lobby message carrying the buttons
+    opened_at: float | None = None  # when it opened (None: stored by an older release)
 
     # --- queries ---------------------------------------------------------------------
 
@@ -263,6 +264,11 @@ class Lobby:
         lobby_id = _required(row, "id", "the lobby")
         if not isinstance(lobby_id, str):
             raise UnreadableLobby("id: not text")
+        opened_at = row.get("opened_at")
+        if opened_at is not None and (
+            isinstance(opened_at, bool) or not isinstance(opened_at, int | float)
+        ):
+            raise UnreadableLobby("opened_at: not a number")
         return cls(
             id=lobby_id,
             guild_id=_number(row, "guild_id"),
@@ -271,6 +277,7 @@ class Lobby:
             options=LobbyOptions(**options),
             seats=[_seat(seat, index) for index, seat in enumerate(seats)],
             message_id=message_id,
+            opened_at=None if opened_at is None else float(opened_at),
         )
 
 

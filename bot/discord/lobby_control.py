@@ -14,6 +14,7 @@ an ephemeral "thinking" reply, completed by the first followup.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -50,12 +51,35 @@ class GameLauncher(Protocol):
 Change = Callable[[Lobby], str]  # changes a lobby copy, returns the note for the member
 
 
+# A lobby nobody started within this long is over: its host has gone (left the server,
+# or forgot it), and only its host (or Manage Server) may start or cancel it. The next
+# /newgame or /demo in its channel closes it instead of being refused by it.
+LOBBY_STALE_S = 3600.0
+
+
 class LobbyControl:
     """Handlers for /newgame, /join, /leave, /addbot, /kick, /start, /cancel and the buttons."""
 
-    def __init__(self, book: LobbyBook, launcher: GameLauncher) -> None:
+    def __init__(
+        self, book: LobbyBook, launcher: GameLauncher, clock: Callable[[], float] = time.time
+    ) -> None:
         self.book = book
         self.launcher = launcher
+        self.clock = clock
+
+    async def current(self, interaction: discord.Interaction, channel_id: int) -> Lobby | None:
+        """The channel's open lobby, unless it is stale (`LOBBY_STALE_S`): that one is
+        closed, its message saying why, and None returned. The caller holds the lock."""
+        lobby = await self.book.get(channel_id)
+        if lobby is None or lobby.opened_at is None:
+            return lobby  # (one stored by an older release has no age: never stale)
+        if self.clock() - lobby.opened_at < LOBBY_STALE_S:
+            return lobby
+        await self.book.close(lobby)
+        log.info("lobby %s expired: nobody started it", lobby.id)
+        closed = closed_embed(lobby, texts.LOBBY_EXPIRED)
+        await self._edit_lobby_message(interaction, lobby, closed, None)
+        return None
 
     # --- commands ---------------------------------------------------------------------
 
@@ -81,7 +105,7 @@ class LobbyControl:
             if (busy := self.launcher.why_busy(channel_id)) is not None:
                 await answer(interaction, busy)
                 return
-            existing = await self.book.get(channel_id)
+            existing = await self.current(interaction, channel_id)
             if existing is not None:
                 if existing.message_id is None:  # stored by an older release without one
                     existing = await self._edit_lobby_message(
@@ -95,6 +119,7 @@ class LobbyControl:
                 channel_id=channel_id,
                 host_id=interaction.user.id,
                 options=options,
+                opened_at=self.clock(),
             )
             lobby.join(interaction.user.id, interaction.user.display_name)
             # Posted first, stored after: a lobby is never kept without its message (a

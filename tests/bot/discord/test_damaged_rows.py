@@ -98,7 +98,7 @@ async def test_resume_and_cancel_of_a_stranded_game_whose_host_does_not_read_ans
 
 
 async def stored_game(table: Harness) -> int:
-    """A cancelled game of the table's server, stored without the bot running it."""
+    """A cancelled game of the table's channel, stored without the bot running it."""
     game_id = await table.storage.create_game(
         players=5,
         variant=STANDARD,
@@ -106,6 +106,7 @@ async def stored_game(table: Harness) -> int:
         seats=[SeatRecord(s, f"p{s}", None, "random") for s in range(5)],
         options={},
         guild_id=table.guild.id,
+        channel_id=table.channel.id,
     )
     await table.storage.finish_game(
         game_id, status="cancelled", winner=None, reason=None, roles=None
