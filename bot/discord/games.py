@@ -69,6 +69,10 @@ _WHY_NOT_RUNNING = {
 _ENDED_HERE = {"damaged": texts.STATUS_SET_ASIDE, "abandoned": texts.STATUS_ABANDONED}
 DEMO_COOLDOWN_S = 120.0  # a channel starts at most one demo this often
 DEMO_LIMIT = 2  # demo games running at once in one server
+# Games of every kind running at once in one server: a table of people can go bot-only
+# (`/afk` hands the last seat to an AI), so the demo limit alone bounds nothing, and
+# every game takes AI time from every table the bot runs.
+GAMES_PER_SERVER = 10
 # /ask posts in the channel and queues work on the suspicion thread every game shares
 # (where a game's own table talk waits at most TALK_WAIT_S): a member asks at most this
 # often, and a channel hears one /ask at a time, the last one given up on the thread
@@ -240,6 +244,15 @@ class DiscordGames:
 
     # --- GameLauncher -------------------------------------------------------------------
 
+    def why_full(self, guild_id: int | None) -> str | None:
+        """Why no new game may start in a server now (it runs GAMES_PER_SERVER), or None."""
+        if self._manager is None or guild_id is None:
+            return None
+        running = [s for s in self._manager.sessions if s.guild_id == guild_id and not s.is_over]
+        if len(running) >= GAMES_PER_SERVER:
+            return texts.SERVER_FULL.format(limit=GAMES_PER_SERVER)
+        return None
+
     def why_busy(self, channel_id: int) -> str | None:
         """Why no new game may open in a channel now, or None: a game runs there, or
         one is over and still showing its end (its chart, its reveal: up to a minute)."""
@@ -321,7 +334,10 @@ class DiscordGames:
         if refusal := await thread_refusal(interaction):
             await answer(interaction, refusal)
             return
-        if refusal := self._demo_refusal(interaction.guild_id, interaction.channel_id):
+        refusal = self.why_full(interaction.guild_id) or self._demo_refusal(
+            interaction.guild_id, interaction.channel_id
+        )
+        if refusal:
             await answer(interaction, refusal)
             return
         self._demo_started[interaction.channel_id] = self.clock()

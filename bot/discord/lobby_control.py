@@ -43,6 +43,11 @@ class GameLauncher(Protocol):
         showing its end), for the member who asked; None if it is free."""
         ...
 
+    def why_full(self, guild_id: int | None) -> str | None:
+        """Why no new game may start in a server now (it runs as many as it may), for
+        the member who asked; None if it may."""
+        ...
+
     async def launch(self, lobby: Lobby, table: Sequence[LobbySeat]) -> int:
         """Create and start the game of a lobby; returns the game id."""
         ...
@@ -229,6 +234,9 @@ class LobbyControl:
                 # the lobby): never a second game in the channel.
                 await self._close_started(lobby)
                 await answer(interaction, texts.GAME_ALREADY_HERE)
+                return
+            if (full := self.launcher.why_full(interaction.guild_id)) is not None:
+                await answer(interaction, full)  # the lobby stays open for later
                 return
             game_id = await self.launcher.launch(lobby, table)
             await self._close_started(lobby)

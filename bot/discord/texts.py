@@ -77,6 +77,10 @@ GAME_JUST_ENDED = (
 )
 DEMO_COOLDOWN = "A demo was started here a moment ago; the next one can start {when}."
 DEMO_LIMIT = "{limit} demo games already run in this server; wait for one to end."
+SERVER_FULL = (
+    "{limit} games already run in this server, the most it runs at once; start this one"
+    " when one of them ends (the lobby stays open)."
+)
 GUILD_ONLY = "This command works in a server channel, not in direct messages."
 MISSING_HERE = (
     "A game cannot run in this channel: the bot lacks **{names}** here. A server admin "

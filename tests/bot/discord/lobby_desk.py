@@ -37,6 +37,9 @@ class RecordingDesk:
     def why_busy(self, channel_id: int) -> str | None:
         return None if self.game_in(channel_id) is None else texts.GAME_ALREADY_HERE
 
+    def why_full(self, guild_id: int | None) -> str | None:
+        return None
+
     async def launch(self, lobby: Lobby, table: Sequence[LobbySeat]) -> int:
         self.launched.append((lobby, list(table)))
         game_id = len(self.launched)
