@@ -244,12 +244,15 @@ class DiscordGames:
 
     # --- GameLauncher -------------------------------------------------------------------
 
+    def _running_in(self, guild_id: int | None) -> list[GameSession]:
+        """The games of a server this process runs (paused ones too), not over."""
+        return [s for s in self.manager.sessions if s.guild_id == guild_id and not s.is_over]
+
     def why_full(self, guild_id: int | None) -> str | None:
         """Why no new game may start in a server now (it runs GAMES_PER_SERVER), or None."""
         if self._manager is None or guild_id is None:
             return None
-        running = [s for s in self._manager.sessions if s.guild_id == guild_id and not s.is_over]
-        if len(running) >= GAMES_PER_SERVER:
+        if len(self._running_in(guild_id)) >= GAMES_PER_SERVER:
             return texts.SERVER_FULL.format(limit=GAMES_PER_SERVER)
         return None
 
@@ -420,12 +423,8 @@ class DiscordGames:
         if last is not None and self.clock() - last < DEMO_COOLDOWN_S:
             when = f"<t:{int(last + DEMO_COOLDOWN_S)}:R>"
             return texts.DEMO_COOLDOWN.format(when=when)
-        running = [
-            s
-            for s in self.manager.sessions
-            if s.guild_id == guild_id and not s.is_over and self._meta_of(s.game_id).demo
-        ]
-        if len(running) >= DEMO_LIMIT:
+        demos = [s for s in self._running_in(guild_id) if self._meta_of(s.game_id).demo]
+        if len(demos) >= DEMO_LIMIT:
             return texts.DEMO_LIMIT.format(limit=DEMO_LIMIT)
         return None
 

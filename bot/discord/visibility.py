@@ -3,8 +3,8 @@
 A game played where not everyone can see (a staff-only channel, a private thread) stays
 with those who could. `/replay` shows a game's hidden roles and every round: only to
 its players and to members who can see its channel now. `/history` and the "Latest"
-games of `/stats` and `/profile` are posted for a channel to read: they list a game only
-where its whole audience could see it, in its own channel or in one @everyone sees.
+games of `/stats` are posted for a channel to read: they list a game only where its
+whole audience could see it, in its own channel or in one @everyone sees.
 
 A channel the bot no longer knows (deleted, or a thread out of its cache) counts as
 unseen: its games are shown to their players alone. A private thread counts as unseen

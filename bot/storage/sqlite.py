@@ -170,12 +170,13 @@ class SQLiteDriver(Driver):
         except (sqlite3.Error, OSError) as exc:
             raise StorageError(f"Cannot write a backup to {target}: {exc}.") from exc
         try:
-            async with self._lock:
-                await self.live().backup(dest)
-            dest.close()
+            try:
+                async with self._lock:
+                    await self.live().backup(dest)
+            finally:
+                dest.close()
             os.replace(partial, target)
         except (sqlite3.Error, OSError) as exc:
-            dest.close()
             with contextlib.suppress(OSError):
                 partial.unlink(missing_ok=True)
             raise StorageError(f"The backup to {target} failed: {exc}.") from exc
