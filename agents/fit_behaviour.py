@@ -28,7 +28,7 @@ import random
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -159,10 +159,12 @@ class _Window:
     chancellor_open: bool = True
 
 
-def count_game(record: GameRecord, counts: Counts) -> None:
-    """Replay one game with full knowledge and count every decision into `counts`."""
+def count_game(record: GameRecord, counts: Counts, seats: Collection[int] | None = None) -> None:
+    """Replay one game with full knowledge and count every decision into `counts`;
+    with `seats`, only the decisions those seats made (one agent's seats of a mix)."""
     game = Game(record.players, variant=record.variant, seed=record.seed)
     role = [ROLE_CODE[r] for r in game.roles]
+    counted = set(range(record.players) if seats is None else seats)
     window: _Window | None = None
     drew = passed = 0
     peek: tuple[int, int] | None = None  # (peeker, Liberal tiles seen)
@@ -171,12 +173,12 @@ def count_game(record: GameRecord, counts: Counts) -> None:
         zone = int(game.fascist_policies >= 3)
         president, chancellor = game.president, game.chancellor
         match action:
-            case Nominate():
+            case Nominate() if president in counted:
                 options = game.eligible_chancellors()
                 _choice(
                     counts.nominations[(role[president], zone)], role, action.chancellor, options
                 )
-            case Vote():
+            case Vote() if action.seat in counted:
                 assert chancellor is not None
                 seat = action.seat
                 pos = (
@@ -192,9 +194,10 @@ def count_game(record: GameRecord, counts: Counts) -> None:
                 drew = _liberals(game.hand)
                 passed = drew - (action.policy is Policy.LIBERAL)
                 assert chancellor is not None
-                cell = (role[president], role[chancellor], drew, zone)
-                counts.trial("discard_liberal", cell, drew > passed)
-            case Enact() | ProposeVeto():
+                if president in counted:
+                    cell = (role[president], role[chancellor], drew, zone)
+                    counts.trial("discard_liberal", cell, drew > passed)
+            case Enact() | ProposeVeto() if chancellor in counted:
                 assert chancellor is not None
                 held = _liberals(game.hand)
                 if game.veto_unlocked and not game.veto_refused:
@@ -204,9 +207,9 @@ def count_game(record: GameRecord, counts: Counts) -> None:
                 if isinstance(action, Enact) and held == 1:
                     cell = (role[chancellor], role[president], zone)
                     counts.trial("enact_fascist", cell, action.policy is Policy.FASCIST)
-            case VetoReply():
+            case VetoReply() if president in counted:
                 counts.trial("veto_agree", (role[president], _liberals(game.hand)), action.agree)
-            case Investigate() | CallSpecialElection() | Execute():
+            case Investigate() | CallSpecialElection() | Execute() if president in counted:
                 power = _POWER_INDEX[type(action)]
                 options = game.power_targets()
                 _choice(counts.targets[(power, role[president])], role, action.target, options)
@@ -215,32 +218,36 @@ def count_game(record: GameRecord, counts: Counts) -> None:
                 cell = (role[window.president], role[window.chancellor], window.drew)
                 counts.claims["president_claim"][
                     (*cell, window.passed, window.enacted, outcome)
-                ] += 1
+                ] += window.president in counted
                 window.president_open = False
             case ChancellorClaim() if window is not None:
                 cell = (role[window.chancellor], role[window.president], window.passed)
                 counts.claims["chancellor_claim"][
                     (*cell, window.enacted, _liberals(action.received))
-                ] += 1
+                ] += window.chancellor in counted
                 window.chancellor_open = False
             case PeekClaim() if peek is not None:
                 outcome = _liberals(action.tiles)
-                counts.claims["peek_claim"][role[peek[0]], peek[1], outcome] += 1
+                counts.claims["peek_claim"][role[peek[0]], peek[1], outcome] += peek[0] in counted
                 peek = None
             case InvestigationClaim() if investigation is not None:
                 outcome = CLAIM_FASCIST if action.party is Party.FASCIST else CLAIM_LIBERAL
                 cell = (role[investigation[0]], role[investigation[1]], outcome)
-                counts.claims["investigation_claim"][cell] += 1
+                counts.claims["investigation_claim"][cell] += investigation[0] in counted
                 investigation = None
         events = game.apply(action)
         for event in events:
             match event:
                 case ev.PoliciesDrawn():  # the next session draws: open windows close silent
                     if window is not None:
-                        _silences(counts, game, role, window)
-                    if peek is not None and game.alive[peek[0]]:
+                        _silences(counts, game, role, window, counted)
+                    if peek is not None and game.alive[peek[0]] and peek[0] in counted:
                         counts.claims["peek_claim"][role[peek[0]], peek[1], PEEK_SILENT] += 1
-                    if investigation is not None and game.alive[investigation[0]]:
+                    if (
+                        investigation is not None
+                        and game.alive[investigation[0]]
+                        and investigation[0] in counted
+                    ):
                         cell = (role[investigation[0]], role[investigation[1]])
                         counts.claims["investigation_claim"][(*cell, INVESTIGATION_SILENT)] += 1
                     window = peek = investigation = None
@@ -258,13 +265,15 @@ def count_game(record: GameRecord, counts: Counts) -> None:
     counts.games += 1
 
 
-def _silences(counts: Counts, game: Game, role: list[int], window: _Window) -> None:
+def _silences(
+    counts: Counts, game: Game, role: list[int], window: _Window, counted: Collection[int]
+) -> None:
     pres, chanc = role[window.president], role[window.chancellor]
     cell: tuple[int, ...]
-    if window.president_open and game.alive[window.president]:
+    if window.president_open and game.alive[window.president] and window.president in counted:
         cell = (pres, chanc, window.drew, window.passed, window.enacted, PRESIDENT_SILENT)
         counts.claims["president_claim"][cell] += 1
-    if window.chancellor_open and game.alive[window.chancellor]:
+    if window.chancellor_open and game.alive[window.chancellor] and window.chancellor in counted:
         cell = (chanc, pres, window.passed, window.enacted, CHANCELLOR_SILENT)
         counts.claims["chancellor_claim"][cell] += 1
 

@@ -140,7 +140,14 @@ def analyse(directories: Sequence[Path], models: Sequence[Model], everyone: bool
             record = GameRecord.from_json(path.read_text(encoding="utf-8"))
             executions += read_game(record, models, reads, everyone)
             games += 1
-    base = reads[models[0].name]
+    return summarise(reads, [m.name for m in models], games, executions, everyone)
+
+
+def summarise(
+    reads: dict[str, Reads], names: Sequence[str], games: int, executions: int, everyone: bool
+) -> dict[str, Any]:
+    """The report of `reads` per model name, each paired against the first."""
+    base = reads[names[0]]
     report: dict[str, Any] = {
         "games": games,
         "executions": executions,
@@ -149,8 +156,8 @@ def analyse(directories: Sequence[Path], models: Sequence[Model], everyone: bool
         "chance_top1": _mean_se(base.chance)[0] if base.chance else None,
         "models": {},
     }
-    for model in models:
-        tally = reads[model.name]
+    for name in names:
+        tally = reads[name]
         n, hits = len(tally.top), sum(tally.top)
         entry: dict[str, Any] = {
             "top1": hits / n if n else None,
@@ -158,12 +165,12 @@ def analyse(directories: Sequence[Path], models: Sequence[Model], everyone: bool
             "log_p": _mean_se(tally.log_p)[0] if n else None,
             "confidence": _mean_se(tally.confidence)[0] if n else None,
         }
-        if model is not models[0] and n > 1:
+        if name != names[0] and n > 1:
             top_diff = [float(a) - float(b) for a, b in zip(tally.top, base.top, strict=True)]
             log_diff = [a - b for a, b in zip(tally.log_p, base.log_p, strict=True)]
             entry["top1_diff"], entry["top1_diff_se"] = _mean_se(top_diff)
             entry["log_p_diff"], entry["log_p_diff_se"] = _mean_se(log_diff)
-        report["models"][model.name] = entry
+        report["models"][name] = entry
     return report
 
 
