@@ -513,6 +513,10 @@ def _main(argv: Sequence[str] | None, closed: AbstractSet[str] = frozenset()) ->
     except BrokenPipeError:  # `shbot replay 1 | head`
         _silence_stdout()
         return 1
+    except OutputFailed as exc:
+        _tell(f"shbot: the output failed ({exc}).")
+        _silence_stdout()
+        return 1
 
 
 def _db_args(args: argparse.Namespace) -> list[str]:
@@ -756,6 +760,22 @@ def _tell(line: str, *, newline: bool = False) -> None:
         print(("\n" if newline else "") + line, file=sys.stderr, flush=True)
 
 
+class OutputFailed(Exception):
+    """Writing a command's text failed (a full disk, an I/O error): the message says why."""
+
+
+def _write(text: str, out: TextIO | None = None) -> None:
+    """Print `text` to `out` (stdout) and flush it now: a write that fails does so here,
+    as `OutputFailed`, not in the exit's flush, which only warns and still exits 0. A
+    reader who left (`| head`) stays a BrokenPipeError."""
+    try:
+        print(text, file=out or sys.stdout, flush=True)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputFailed(exc.strerror or str(exc)) from None
+
+
 def _silence_stdout() -> None:
     """The reader went away: point stdout at /dev/null so exiting does not complain."""
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -851,12 +871,12 @@ def _cancel(args: argparse.Namespace) -> int:
 
     damage = asyncio.run(cancel_terminal(args.game_id, db_path=database_target(args)))
     if damage is not None:  # its record does not read back: it could never resume
-        print(
+        _write(
             f"Game #{args.game_id} was damaged ({damage}): it is now cancelled, never "
             "resumed and never counted in stats."
         )
         return 0
-    print(f"Game #{args.game_id} is cancelled: it never counts in stats and never resumes.")
+    _write(f"Game #{args.game_id} is cancelled: it never counts in stats and never resumes.")
     return 0
 
 
@@ -872,14 +892,14 @@ async def _database_command(args: argparse.Namespace) -> list[str]:
             if args.step:
                 pages = await replay_pages(store, args.game_id)
             else:
-                print(await replay_text(store, args.game_id))
+                _write(await replay_text(store, args.game_id))
             if images is not None:
-                print(await replay_pictures(store, args.game_id, images))
+                _write(await replay_pictures(store, args.game_id, images))
         elif args.command == "stats":
-            print(await stats_text(store, args.user))
+            _write(await stats_text(store, args.user))
         elif args.command == "backup":
             await store.backup(args.path)
-            print(f"Backed up {store.path} to {args.path}.")
+            _write(f"Backed up {store.path} to {args.path}.")
     return pages
 
 
@@ -957,11 +977,11 @@ def step_through(
     Plain blocking reads: nothing else runs meanwhile, and Ctrl-C ends it at once."""
     out = out or sys.stdout
     if not interactive:
-        print("\n\n".join(pages), file=out)
+        _write("\n\n".join(pages), out)
         return
     index = 0
     while True:
-        print(f"\n{pages[index]}\n", file=out)
+        _write(f"\n{pages[index]}\n", out)
         try:
             answer = read(
                 f"[{index}/{len(pages) - 1}] Enter: next · b: back · q: quit · N: round N > "

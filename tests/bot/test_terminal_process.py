@@ -619,6 +619,39 @@ def test_an_output_that_fails_stops_the_game_saved_in_one_line(
     assert stored(db)[0] == "running"
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize(
+    "command", [("stats",), ("replay", "1"), ("replay", "1", "--step"), ("cancel", "2")]
+)
+def test_a_command_whose_output_fails_says_so_in_one_line(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """`shbot stats > file` on a full disk was a traceback (or, for a short text, an
+    "Exception ignored" at exit and status 0, as if it had been written)."""
+    db = tmp_path / "games.db"
+    demo = ("demo", "--players", "5", "--agent", "random", "--speed", "fast")
+    assert shbot(tmp_path, *demo, "--db", str(db)).proc.returncode == 0
+    run = Shbot(tmp_path, *PLAY, "--db", str(db))  # game #2, left running
+    run.wait_for(CHOICE)
+    run.proc.send_signal(signal.SIGINT)
+    assert run.finish(timeout=5) == 130
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "bot", *command, "--db", str(db)],
+            stdin=subprocess.DEVNULL,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            cwd=tmp_path,
+            env=_env(),
+            timeout=60,
+            check=False,
+        )
+    err = done.stderr.decode()
+    assert done.returncode == 1 and "Traceback" not in err and "Exception" not in err, err
+    [line] = err.strip().splitlines()
+    assert line.startswith("shbot: ") and "No space left on device" in line, line
+
+
 def test_a_demo_under_nohup_ignores_a_hangup(tmp_path: Path) -> None:
     """`nohup shbot demo &` asks for SIGHUP to be ignored (the terminal may close); the
     demo caught it all the same and stopped, saved, with status 129. It plays on."""
