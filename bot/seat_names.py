@@ -18,14 +18,28 @@ UNNAMED = "Player"  # a member whose name was nothing but the mark
 # fillers, the halfwidth one, the braille blank.
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 _UNSEEN = frozenset(("Cc", "Cf", "Mn", "Me", "Zs", "Zl", "Zp"))
+# What reads as one of the mark's four characters after NFKC and case folding, from
+# Unicode's confusables (UTS #39) of "(", ")", "A" and "I", and ASCII's small L and bar:
+# in Discord's font "(Al)" is "(AI)". Only the mark is compared, so nothing else needs
+# the whole skeleton.
+_MARK_LOOKALIKES = str.maketrans(
+    {
+        **dict.fromkeys("\u0430\u03b1\u0251\u1d00\u13aa\ua4ee", "a"),
+        **dict.fromkeys(
+            "l|\u0456\u03b9\u04cf\u01c0\u026a\u0131\u0269\ua4f2\u2d4f\u05c0\u16c1", "i"
+        ),
+        **dict.fromkeys("\u2768\u276a\u27ee\ufd3e", "("),
+        **dict.fromkeys("\u2769\u276b\u27ef\ufd3f", ")"),
+    }
+)
 
 
 def looks_like(name: str) -> str:
-    """What `name` reads as at the table, for comparing: its letters, digits and
-    parentheses in plain ASCII, lower case. NFKC makes fullwidth look-alikes ASCII;
-    whatever is left unseen (spaces, joiners, marks, fillers, braille blanks) is dropped.
-    (Other scripts' look-alikes, e.g. Cyrillic letters, are not caught.)"""
-    folded = unicodedata.normalize("NFKC", name).casefold()
+    """What `name` reads as at the table, for comparing with the mark: its letters,
+    digits and parentheses in plain ASCII, lower case. NFKC makes fullwidth look-alikes
+    ASCII, and the mark's look-alikes in other scripts become its letters; whatever is
+    left unseen (spaces, joiners, marks, fillers, braille blanks) is dropped."""
+    folded = unicodedata.normalize("NFKC", name).casefold().translate(_MARK_LOOKALIKES)
     return "".join(c for c in folded if c.isascii() and (c.isalnum() or c in "()"))
 
 
