@@ -741,7 +741,8 @@ class DiscordGames:
         await _complete(interaction, reply)
 
     async def cancel(self, interaction: discord.Interaction) -> None:
-        """/cancel mid-game: host or Manage Server asks; the players confirm by majority."""
+        """/cancel mid-game: host or Manage Server asks; a majority of the members at the
+        table confirm (`_majority`)."""
         session = self._session_here(interaction)
         if session is None:
             stranded = self._stranded_here(interaction)
@@ -765,8 +766,9 @@ class DiscordGames:
         asked = CancelRequest(
             f"{interaction.id:x}", user_id, self.clock(), frozenset({user_id} & humans)
         )
-        needed = len(humans) // 2 + 1
-        if not humans or len(asked.votes) >= needed:
+        needed = _majority(session)
+        # Nobody at the table (a bot-only game, or every member away): the asker's word.
+        if not _at_table(session) or len(asked.votes) >= needed:
             # Ephemeral: an error must reach the host alone (the game says it ended).
             await acknowledge(interaction)
             session.set_note(CANCEL_NOTE, asked.note())
@@ -940,7 +942,7 @@ class DiscordGames:
         if user_id not in humans:
             await answer(interaction, texts.CANCEL_ONLY_PLAYERS)
             return
-        needed = len(humans) // 2 + 1
+        needed = _majority(session)
         if user_id in asked.votes:
             stored = _stored_request(session)
             if stored is None or stored.request != asked.request or user_id not in stored.votes:
@@ -1218,6 +1220,19 @@ def _member_id(value: Any) -> int:
 def _humans(session: GameSession) -> set[int]:
     """The members holding a seat (whether or not an AI plays it for them now)."""
     return {s.user_id for s in session.table.seats if s.user_id is not None}
+
+
+def _at_table(session: GameSession) -> int:
+    """How many members play their own seats now: not those an AI plays for (/afk, or
+    too many turns timed out)."""
+    return sum(1 for s in session.table.seats if s.user_id is not None and s.agent is None)
+
+
+def _majority(session: GameSession) -> int:
+    """Agreements that end a game by /cancel: a majority of the members at the table
+    (`_at_table`). Counting the away too, two away of three left the third unable to end
+    the game; an away member's agreement still counts."""
+    return _at_table(session) // 2 + 1
 
 
 def _parse_choice(cid: ComponentId, values: Sequence[str]) -> tuple[int | None, int]:

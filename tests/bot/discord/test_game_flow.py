@@ -344,6 +344,36 @@ async def test_host_cancels_mid_game_once_the_players_agree(table: Harness) -> N
     assert labels(opened_lobby(fresh))  # the channel is free again: a public lobby
 
 
+async def test_members_an_ai_plays_for_do_not_count_in_the_cancel_majority(
+    table: Harness,
+) -> None:
+    """Two of three members went /afk: the one left at the table could never reach a
+    majority of three, and the game could not be ended. The majority is of the members
+    playing their own seats; an away member who presses agrees all the same."""
+    alice, bob, carol = table.members[:3]
+    game_id = await start_game(table, [alice, bob, carol], players=5)
+    driver = Driver(table, [alice, bob, carol], seed=2)
+    await table.until(lambda: bool(driver.pending()))
+    for away in (bob, carol):
+        assert (await away.slash(table.channel, "afk")).ephemeral
+    asked = await alice.slash(table.channel, "cancel")  # the host, alone at the table
+    assert told(asked) == texts.GAME_CANCELLED
+    assert (await stored(table, game_id)).status == "cancelled"
+
+
+async def test_an_away_member_agreeing_counts_toward_the_majority(table: Harness) -> None:
+    alice, bob, carol, dave = table.members[:4]
+    game_id = await start_game(table, [alice, bob, carol, dave], players=5)
+    driver = Driver(table, [alice, bob, carol, dave], seed=2)
+    await table.until(lambda: bool(driver.pending()))
+    assert (await dave.slash(table.channel, "afk")).ephemeral
+    asked = await alice.slash(table.channel, "cancel")
+    ask = public_followup(asked)
+    assert "1/2" in ask.content  # three at the table: two of them end it
+    agreed = await dave.click(ask, label="End the game")  # away, but here to press
+    assert (await stored(table, game_id)).status == "cancelled", agreed.response
+
+
 async def test_status_role_afk_and_back(table: Harness) -> None:
     alice, bob = table.members[:2]
     mallory = table.members[-1]
