@@ -1061,7 +1061,7 @@ async def stats_text(store: Storage, user_id: int | None) -> str:
         ]
         standing = await store.player_rating(human_key(user_id))
         if standing is None:
-            out.append("Rating: none yet (rated from the first finished game).")
+            out.append("Rating: none yet (rated from the first game finished in a server).")
         else:
             row, rank, of = standing
             out.append(
@@ -1071,8 +1071,8 @@ async def stats_text(store: Storage, user_id: int | None) -> str:
         out += [_summary(g) for g in stats.recent]
         return "\n".join(out)
     out = [
-        "Rating ladder (people and AI strengths, every finished game; mu - 3 sigma,"
-        " a new player is 0):"
+        "Rating ladder (people and AI strengths, every game finished in a server;"
+        " mu - 3 sigma, a new player is 0):"
     ]
     out += _ladder_lines(await store.rating_ladder()) or ["  nobody has finished a game yet."]
     out.append("Latest games:")

@@ -23,7 +23,7 @@ from engine import Party, Role
 from .. import ratings
 from ..ratings import RatedSeat, Rating
 from .driver import Driver, Tx
-from .records import RatingRow
+from .records import RatingRow, StorageError
 
 log = logging.getLogger("bot.storage")
 
@@ -37,6 +37,9 @@ _CREDITED = (
     " FROM seats AS s WHERE s.game_id = ? ORDER BY s.seat"
 )
 _ROW = "player, user_id, name, mu, sigma, games, wins"
+# The games the ladder rates: a server's. A terminal game (`shbot play`, no server) would
+# move the AI strengths every server's /leaderboard shows, and rank its local player.
+_RATED_KIND = "g.guild_id IS NOT NULL"
 
 
 class Ladder:
@@ -84,17 +87,22 @@ class Ladder:
         async with self._driver.read() as tx:
             rows = await tx.all(
                 "SELECT g.id FROM games AS g WHERE g.status = 'finished'"
-                " AND NOT EXISTS (SELECT 1 FROM rated_games AS r WHERE r.game_id = g.id)"
+                f" AND {_RATED_KIND} AND NOT EXISTS"
+                " (SELECT 1 FROM rated_games AS r WHERE r.game_id = g.id)"
                 " ORDER BY g.finished_at, g.id"
             )
         rated = 0
         for (game_id,) in rows:
-            async with self._driver.write() as tx:
-                [game] = await tx.all(
-                    f"SELECT status, winner FROM games WHERE id = ?{tx.lock}", (game_id,)
-                )
-                if await rate_game(tx, int(game_id), Party(game["winner"]), self._clock()):
-                    rated += 1
+            try:
+                async with self._driver.write() as tx:
+                    [game] = await tx.all(
+                        f"SELECT status, winner FROM games WHERE id = ?{tx.lock}", (game_id,)
+                    )
+                    winner = _party(int(game_id), game["winner"])
+                    if await rate_game(tx, int(game_id), winner, self._clock()):
+                        rated += 1
+            except UnratableGame as exc:  # rolled back: the rest of the ladder goes on
+                log.warning("%s", exc)
         return rated
 
     async def rebuild_ratings(self) -> int:
@@ -102,15 +110,21 @@ class Ladder:
         rated (then any not rated yet), in one transaction; returns the games folded in.
         The result equals the ladder kept game by game: it is a function of the history."""
         now = self._clock()
+        folded = 0
         async with self._driver.write() as tx:
             rows = await tx.all(
                 "SELECT g.id, g.winner FROM rated_games AS r JOIN games AS g ON g.id = r.game_id"
-                " WHERE g.status = 'finished' ORDER BY r.seq"
+                f" WHERE g.status = 'finished' AND {_RATED_KIND} ORDER BY r.seq"
             )
             await tx.all("DELETE FROM ratings")
             for game_id, winner in rows:
-                await _apply(tx, int(game_id), Party(winner), now)
-        return len(rows) + await self.rate_unrated()
+                try:
+                    await _apply(tx, int(game_id), _party(int(game_id), winner), now)
+                except UnratableGame as exc:  # checked before any write of its own
+                    log.warning("%s", exc)
+                else:
+                    folded += 1
+        return folded + await self.rate_unrated()
 
 
 async def rate_game(tx: Tx, game_id: int, winner: Party, now: float) -> bool:
@@ -119,6 +133,11 @@ async def rate_game(tx: Tx, game_id: int, winner: Party, now: float) -> bool:
     rated = await tx.all("SELECT 1 FROM rated_games WHERE game_id = ?", (game_id,))
     if rated:
         return False
+    rateable = await tx.all(
+        f"SELECT 1 FROM games AS g WHERE g.id = ? AND {_RATED_KIND}", (game_id,)
+    )
+    if not rateable:
+        return False
     await _apply(tx, game_id, winner, now)
     # Recorded after the ratings rows were locked: the order of `seq` is the order in
     # which games sharing a player changed its rating, which a rebuild repeats.
@@ -126,13 +145,32 @@ async def rate_game(tx: Tx, game_id: int, winner: Party, now: float) -> bool:
     return True
 
 
+class UnratableGame(StorageError):
+    """A finished game whose stored row cannot be rated (a role or the winner lost, every
+    seat on one side): an older release's data, or a hand's edit. It stays unrated."""
+
+    def __init__(self, game_id: int, why: str) -> None:
+        super().__init__(f"game {game_id} cannot be rated ({why}): it is left out of the ladder")
+
+
+def _party(game_id: int, winner: Any) -> Party:
+    try:
+        return Party(winner)
+    except ValueError:
+        raise UnratableGame(game_id, "its winner is not stored") from None
+
+
 async def _apply(tx: Tx, game_id: int, winner: Party, now: float) -> None:
-    """Fold one finished game into the stored ratings."""
+    """Fold one finished game into the stored ratings; `UnratableGame` (before any write)
+    if its seats do not read as a game's."""
     seats: list[RatedSeat] = []
     names: dict[str, tuple[int | None, str]] = {}
     won: dict[str, tuple[int, int]] = {}  # player -> (seats, seats won)
-    for _seat, role, user_id, dealt_name, agent in await tx.all(_CREDITED, (game_id,)):
-        party = Role(role).party
+    for seat, role, user_id, dealt_name, agent in await tx.all(_CREDITED, (game_id,)):
+        try:
+            party = Role(role).party
+        except ValueError:
+            raise UnratableGame(game_id, f"seat {seat} has no role") from None
         if user_id is not None:
             player = ratings.human_key(int(user_id))
             names[player] = (int(user_id), str(dealt_name))
@@ -146,6 +184,8 @@ async def _apply(tx: Tx, game_id: int, winner: Party, now: float) -> None:
     keys = sorted(names)
     if len(keys) < 2:
         return  # one player held every seat (an AI against itself): nobody's skill shows
+    if len({s.party for s in seats}) < 2:
+        raise UnratableGame(game_id, "every seat is on one side")
     for key in keys:  # one at a time in key order: see the module's docstring
         user_id, name = names[key]
         await tx.all(

@@ -152,8 +152,9 @@ async def _games(path: Path | str) -> tuple[int, int]:
     """A finished game with two humans and a game still running; their ids."""
     async with await Storage.open(path) as store:
         manager = SessionManager(store, FakeFrontend(answer=scripted))
+        # Played in a server (the ladder rates servers' games; a terminal game has none).
         done = await manager.create(
-            members(2), players=5, fill_with_ai=True, seed=1, options=UNTIMED
+            members(2), players=5, fill_with_ai=True, seed=1, options=UNTIMED, guild_id=5
         )
         await asyncio.wait_for(done.run(), 30)
         running = await SessionManager(store, FakeFrontend()).create(

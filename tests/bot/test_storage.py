@@ -1248,7 +1248,7 @@ async def test_a_game_rated_by_one_store_is_not_rated_by_another(database: str) 
     once; a game of one AI against itself is taken in but moves nobody."""
     async with await Storage.open(database) as a, await Storage.open(database) as b:
         selfplay = await a.create_game(
-            players=5, variant=STANDARD, seed=5, seats=seats_for(5), options={}
+            players=5, variant=STANDARD, seed=5, seats=seats_for(5), options={}, guild_id=1
         )
         await a.finish_game(
             selfplay,
@@ -1260,7 +1260,12 @@ async def test_a_game_rated_by_one_store_is_not_rated_by_another(database: str) 
         assert await b.rating_ladder() == []  # taken in, but nobody's skill showed
         assert await b.rate_unrated() == 0 and await a.rate_unrated() == 0
         game = await b.create_game(
-            players=5, variant=STANDARD, seed=6, seats=seats_for(5, {0: (1, "Ada")}), options={}
+            players=5,
+            variant=STANDARD,
+            seed=6,
+            seats=seats_for(5, {0: (1, "Ada")}),
+            options={},
+            guild_id=1,
         )
         await b.finish_game(
             game,
@@ -1272,3 +1277,70 @@ async def test_a_game_rated_by_one_store_is_not_rated_by_another(database: str) 
         assert await a.rate_unrated() == 0
         ada, _, _ = await a.player_rating(human_key(1)) or pytest.fail("Ada is rated")
         assert (ada.games, ada.wins) == (1, 0) and ada.rating.mu < 25
+
+
+@pytest.mark.parametrize(
+    ("winner", "roles"),
+    [
+        ("liberal", ["liberal", None, "liberal", "fascist", "hitler"]),  # a role lost
+        (None, ["liberal", "liberal", "liberal", "fascist", "hitler"]),  # the winner lost
+        ("liberal", ["liberal"] * 5),  # every seat on one side
+    ],
+    ids=["no-role", "no-winner", "one-side"],
+)
+async def test_a_damaged_finished_game_of_an_older_database_is_left_unrated(
+    tmp_path: Path, open_storage: OpenStorage, winner: str | None, roles: list[str | None]
+) -> None:
+    """Opening rates the finished games an older release left unrated: one damaged row
+    among them raised out of `Storage.open`, and the bot, `shbot stats` and `shbot
+    backup` could not start at all. It is left unrated (and said so); the rest is rated."""
+    path = tmp_path / "v5.db"
+    good = play_random_game(5, 8)
+    assert good.winner is not None
+    async with aiosqlite.connect(path, isolation_level=None) as raw:
+        assert await migrate(raw, target=5) == 5
+        for game_id, won, dealt in ((1, winner, roles), (2, good.winner.value, None)):
+            await raw.execute(
+                "INSERT INTO games (id, guild_id, channel_id, players, variant, seed, status,"
+                " options, created_at, updated_at, finished_at, winner, win_reason)"
+                " VALUES (?, 7, 70, 5, ?, 9, 'finished', '{}', 1, 2, ?, ?, 'five_liberal')",
+                (game_id, json.dumps(STANDARD.to_dict()), game_id, won),
+            )
+            for seat in range(5):
+                role = dealt[seat] if dealt else good.roles[seat].value
+                user = 10 * game_id + seat
+                await raw.execute(
+                    "INSERT INTO seats (game_id, seat, name, user_id, dealt_user_id,"
+                    " dealt_name, role) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (game_id, seat, f"p{user}", user, user, f"p{user}", role),
+                )
+    storage = await open_storage(path)
+    rated = {r.player for r in await storage.rating_ladder()}
+    assert rated == {human_key(20 + seat) for seat in range(5)}  # game 2 only
+    assert await storage.rate_unrated() == 0  # tried again, and left again
+    assert await storage.rebuild_ratings() == 1
+    assert {r.player for r in await storage.rating_ladder()} == rated
+
+
+async def test_a_game_played_outside_any_server_is_not_rated(database: str) -> None:
+    """A terminal game (`shbot play`, no server) moved the AI strengths every server's
+    /leaderboard shows, and put its player (local id 1) on the ladder."""
+    async with await Storage.open(database) as store:
+        roles = [L, F, L, H, L]
+        for guild_id in (None, 4):
+            seats = seats_for(5, {0: (1, "You")})
+            game_id = await store.create_game(
+                players=5, variant=STANDARD, seed=1, seats=seats, options={}, guild_id=guild_id
+            )
+            await store.finish_game(
+                game_id,
+                status="finished",
+                winner=Party.LIBERAL,
+                reason=WinReason.FIVE_LIBERAL,
+                roles=roles,
+            )
+            if guild_id is None:
+                assert await store.rating_ladder() == []
+                assert await store.rate_unrated() == 0  # not waiting to be rated either
+        assert {r.games for r in await store.rating_ladder()} == {1, 4}  # the server's game
+        assert await store.rebuild_ratings() == 1
