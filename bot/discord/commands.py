@@ -14,7 +14,6 @@ shown to the whole channel. A public result is posted as a followup (`announce`)
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Protocol
 
 import discord
@@ -273,10 +272,13 @@ class GameCommands(commands.Cog):
         """Wins and games, overall and by role."""
         who = user or interaction.user
         await acknowledge(interaction)  # ephemeral: an error must reach the member alone
-        stats = await self.bot.storage.player_stats(who.id, guild_id=interaction.guild_id)
-        # Posted for the channel: its latest games only where its readers could see them.
-        shown = tuple(g for g in stats.recent if listed_here(interaction, g.channel_id))
-        stats = dataclasses.replace(stats, recent=shown)
+        # Posted for the channel: only the games its readers could see played (a role
+        # held in a staff-only game must not be read from the counts by role).
+        stats = await self.bot.storage.player_stats(
+            who.id,
+            guild_id=interaction.guild_id,
+            shown=lambda channel_id: listed_here(interaction, channel_id),
+        )
         await announce(
             interaction, texts.SHOWN_BELOW, embed=info.stats_embed(who.display_name, stats)
         )
@@ -317,7 +319,11 @@ class GameCommands(commands.Cog):
         who = member or interaction.user
         await acknowledge(interaction)  # ephemeral: an error must reach the member alone
         standing = await self.bot.storage.player_rating(human_key(who.id))
-        stats = await self.bot.storage.player_stats(who.id)
+        # The rating is global; the record beside it, posted here, counts only the games
+        # this channel's readers could see played (none of another server's).
+        stats = await self.bot.storage.player_stats(
+            who.id, shown=lambda channel_id: listed_here(interaction, channel_id)
+        )
         embed = info.profile_embed(who.display_name, standing, stats)
         await announce(interaction, texts.SHOWN_BELOW, embed=embed)
 

@@ -195,7 +195,7 @@ PROFILE_RATING = (
     "Rating **{rating:.1f}** (skill {mu:.1f} ± {sigma:.1f}) · #{rank} of {of} on the ladder"
 )
 PROFILE_UNRATED = "{name} is not rated yet: the rating starts with the first finished game."
-PROFILE_RECORD_NAME = "Every server"
+PROFILE_RECORD_NAME = "Games seen here"
 PROFILE_RECORD = "**{games}** games · **{wins}** wins · **{rate:.0%}** win rate"
 PROFILE_ROLES_NAME = "Wins by role"
 SETTINGS_TITLE = "Defaults for new tables in this server"

@@ -4,11 +4,16 @@ games only (running, paused, cancelled, abandoned and damaged ones never count).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from engine import Role
 
 from .driver import Driver
 from .records import _SUMMARY_COLUMNS, GameSummary, LeaderboardRow, PlayerStats
+
+
+def _channel(value: object) -> int | None:
+    return None if value is None else int(str(value))
 
 
 class History:
@@ -67,17 +72,24 @@ class History:
         return None
 
     async def player_stats(
-        self, user_id: int, *, guild_id: int | None = None, recent: int = 5
+        self,
+        user_id: int,
+        *,
+        guild_id: int | None = None,
+        recent: int = 5,
+        shown: Callable[[int | None], bool] | None = None,
     ) -> PlayerStats:
-        """A human's finished games (all guilds, or one): wins, wins by role, latest games."""
-        params = {"user": user_id, "guild": guild_id, "recent": recent}
+        """A human's finished games (all guilds, or one): wins, wins by role, latest games.
+        With `shown`, only the games of the channels it accepts (a record posted in a
+        channel counts only the games its readers could see played)."""
+        params = {"user": user_id, "guild": guild_id, "recent": recent if shown is None else 50}
         async with self._driver.read() as tx:
             rows = await tx.all(
-                "SELECT s.role, COUNT(*), COALESCE(SUM(s.won), 0)"
+                "SELECT g.channel_id, s.role, COUNT(*), COALESCE(SUM(s.won), 0)"
                 " FROM seats AS s JOIN games AS g ON g.id = s.game_id"
                 " WHERE s.dealt_user_id = :user AND g.status = 'finished'"
                 " AND (CAST(:guild AS BIGINT) IS NULL OR g.guild_id = :guild)"
-                " GROUP BY s.role",
+                " GROUP BY g.channel_id, s.role",
                 params,
             )
             recent_rows = await tx.all(
@@ -90,15 +102,20 @@ class History:
                 params,
             )
         by_role = {role.value: (0, 0) for role in Role}
-        for role, games, wins in rows:
-            if role in by_role:  # a finished game always has roles; skip damaged rows
-                by_role[role] = (int(games), int(wins))
+        for channel_id, role, games, wins in rows:
+            # A finished game always has roles: skip damaged rows.
+            if role in by_role and (shown is None or shown(_channel(channel_id))):
+                before_games, before_wins = by_role[role]
+                by_role[role] = (before_games + int(games), before_wins + int(wins))
+        latest = [GameSummary(*row) for row in recent_rows]
+        if shown is not None:
+            latest = [g for g in latest if shown(g.channel_id)][:recent]
         return PlayerStats(
             user_id=user_id,
             games=sum(g for g, _ in by_role.values()),
             wins=sum(w for _, w in by_role.values()),
             by_role=by_role,
-            recent=tuple(GameSummary(*row) for row in recent_rows),
+            recent=tuple(latest),
         )
 
     async def leaderboard(

@@ -71,3 +71,25 @@ async def test_history_lists_a_private_game_only_where_it_was_played(tmp_path: P
 
         here = embed_text(public_followup(await alice.slash(table.channel, "history")))
         assert f"#{game_id}`" in here
+
+
+async def test_stats_and_profile_count_a_private_game_only_where_it_was_played(
+    tmp_path: Path,
+) -> None:
+    """Its "Latest" line was hidden, but /stats in #general counted the private game in
+    alice's wins by role, so anyone read the role she held in it (and /profile too)."""
+    async with open_table(tmp_path, FAST) as table:
+        alice, mallory = table.members[0], table.members[-1]
+        game_id = await played_in_private(table)
+        elsewhere = table.guild.create_text_channel("general")
+        for command, option in (("stats", "user"), ("profile", "member")):
+            public = embed_text(
+                public_followup(await mallory.slash(elsewhere, command, **{option: alice}))
+            )
+            assert "1/1" not in public and "0/1" not in public, public  # no role's count
+            assert "1 games" not in public and "**1** games" not in public, public
+            here = embed_text(
+                public_followup(await alice.slash(table.channel, command, **{option: alice}))
+            )
+            assert "**1** games" in here, here  # where it was played, it counts
+        assert (await table.storage.load_game(game_id)).status == "finished"
