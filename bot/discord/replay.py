@@ -26,7 +26,7 @@ import discord
 from engine import RecordError
 
 from ..errors import Refusal
-from ..storage import Storage, StorageError
+from ..storage import GameDamaged, Storage, StorageError
 from . import texts
 from .components import ComponentId, button, view_of
 from .replies import acknowledge, answer
@@ -98,14 +98,19 @@ class Replays:
         unknown = Refused(texts.REPLAY_UNKNOWN.format(game=game_id))
         try:
             stored = await self.bot.storage.load_game(game_id)
+        except GameDamaged:
+            # Listed by /history: said to be damaged to whoever may see it, not unknown.
+            audience = await self.bot.storage.game_audience(game_id)
+            if audience is not None:
+                where, players = audience
+                if _may_see(interaction, where.guild_id, where.channel_id, players):
+                    raise Refused(texts.REPLAY_DAMAGED.format(game=game_id)) from None
+            raise unknown from None
         except StorageError:
             raise unknown from None
-        guild_id = interaction.guild_id
-        if guild_id is None or stored.guild_id != guild_id:
-            raise unknown  # another server's game is not shown, nor said to exist
         players = {seat.user_id for seat in stored.seats if seat.user_id is not None}
-        if not may_replay(interaction, stored.channel_id, players):
-            raise unknown  # played where this member could not see: nor said to exist
+        if not _may_see(interaction, stored.guild_id, stored.channel_id, players):
+            raise unknown  # another server's, or played where this member could not see
         if stored.status != "finished":
             raise Refused(texts.REPLAY_NOT_OVER.format(game=game_id, status=stored.status))
         kept = self._pages.get(game_id)
@@ -165,3 +170,16 @@ def _parse(cid: ComponentId) -> tuple[int | None, int | None]:
     if cid.action != PAGE or not game.isdigit() or not page.isdigit():
         return None, None
     return int(game), int(page)
+
+
+def _may_see(
+    interaction: discord.Interaction,
+    guild_id: int | None,
+    channel_id: int | None,
+    players: set[int],
+) -> bool:
+    """Whether the member may be shown a game of this server at all (or told it exists):
+    it is this server's, and they played it or can see its channel (`may_replay`)."""
+    if interaction.guild_id is None or guild_id != interaction.guild_id:
+        return False
+    return may_replay(interaction, channel_id, players)

@@ -49,6 +49,22 @@ class History:
             )
         return GameSummary(*rows[0]) if rows else None
 
+    async def game_audience(self, game_id: int) -> tuple[GameSummary, set[int]] | None:
+        """Where a game was played and the members dealt or holding its seats, read
+        without its record (for a game whose record does not read back); None if there
+        is no such game."""
+        async with self._driver.read() as tx:
+            rows = await tx.all(
+                f"SELECT {_SUMMARY_COLUMNS} FROM games AS g WHERE g.id = ?", (game_id,)
+            )
+            seats = await tx.all(
+                "SELECT dealt_user_id, user_id FROM seats WHERE game_id = ?", (game_id,)
+            )
+        if not rows:
+            return None
+        members = {int(u) for row in seats for u in row if isinstance(u, int)}
+        return GameSummary(*rows[0]), members
+
     async def game_of_lobby(self, channel_id: int, lobby_id: str) -> int | None:
         """The game a lobby started (the lobby's id is in the game's options), of any
         status, or None: a lobby row still stored for a started game is a closed lobby."""

@@ -15,9 +15,11 @@ from bot.discord.games import DiscordGames
 from bot.storage import GameSummary, SeatRecord, StoredGame
 from engine import STANDARD
 
+from ..test_storage import play_random_game
 from .driver import Driver, components
 from .harness import Harness, embed_text, forge_click, public_followup, text, told
 from .test_game_flow import FAST, open_table, reveal_posted, start_game
+from .test_private_games import staff_only
 
 
 @pytest.fixture
@@ -268,3 +270,38 @@ def test_every_way_a_game_ends_has_its_own_words_in_history() -> None:
         for status in ("running", "paused", "cancelled", "abandoned", "damaged")
     }
     assert len(seen) == 5
+
+
+# --- /replay of a finished game whose record does not read ----------------------------
+
+
+async def test_replay_of_a_damaged_finished_game_says_it_is_damaged(table: Harness) -> None:
+    """/history listed the game, and /replay said there was no such game. Now it says
+    the game cannot be shown, to those who may see it; to a member who could not see
+    its channel it is still not said to exist."""
+    alice, mallory = table.members[0], table.members[-1]
+    game = play_random_game(5, 3)
+    assert game.winner is not None and game.win_reason is not None
+    game_id = await table.storage.create_game(
+        players=5,
+        variant=STANDARD,
+        seed=3,
+        seats=[SeatRecord(s, f"p{s}", None, "random") for s in range(5)],
+        options={},
+        guild_id=table.guild.id,
+        channel_id=table.channel.id,
+    )
+    await table.storage.append_action(game_id, 0, game.actions[0])
+    # The second action as no release writes it (the log is append-only: no UPDATE).
+    await damage(
+        table, "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 1, '{bad', 1)", game_id
+    )
+    await table.storage.finish_game(
+        game_id, status="finished", winner=game.winner, reason=game.win_reason, roles=game.roles
+    )
+
+    damaged = await alice.slash(table.channel, "replay", game=game_id)
+    assert told(damaged) == texts.REPLAY_DAMAGED.format(game=game_id)
+    staff_only(table, alice.id)
+    hidden = await mallory.slash(table.guild.create_text_channel("general"), "replay", game=game_id)
+    assert told(hidden) == texts.REPLAY_UNKNOWN.format(game=game_id)
