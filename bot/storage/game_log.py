@@ -17,7 +17,7 @@ from typing import Any
 from engine import Action, Party, Role, Variant, WinReason
 
 from .driver import Driver, Params, Tx
-from .ladder import rate_game
+from .ladder import UnratableGame, rate_game
 from .records import (
     _GAME_COLUMNS,
     _INT64,
@@ -264,7 +264,10 @@ class GameLog:
                     ],
                 )
             if status == "finished" and winner is not None:
-                await rate_game(tx, game_id, winner, now)
+                try:
+                    await rate_game(tx, game_id, winner, now)
+                except UnratableGame as exc:  # raised before any write: the end is stored
+                    log.warning("%s", exc)
             await _drop_messages(tx, game_id)
 
     async def pause_game(self, game_id: int, reason: str) -> None:

@@ -15,6 +15,7 @@ strength, say) are rated one after the other, never interleaved, and never deadl
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -62,7 +63,7 @@ class Ladder:
                 " ORDER BY r.mu - 3 * r.sigma DESC, r.games DESC, r.player",
                 {"guild": guild_id},
             )
-        return [_row(row) for row in rows]
+        return [r for r in map(_readable_row, rows) if r is not None]
 
     async def player_rating(self, player: str) -> tuple[RatingRow, int, int] | None:
         """A player's rating, rank on the whole ladder (1 = best) and the ladder's size,
@@ -76,9 +77,10 @@ class Ladder:
                 " FROM ratings AS r WHERE r.player = ?",
                 (player,),
             )
-        if not rows:
+        row = _readable_row(rows[0]) if rows else None
+        if row is None:
             return None
-        return _row(rows[0]), int(rows[0][7]), int(rows[0][8])
+        return row, int(rows[0][7]), int(rows[0][8])
 
     async def rate_unrated(self) -> int:
         """Rate the finished games the ladder has not taken in yet (those finished before
@@ -186,6 +188,12 @@ async def _apply(tx: Tx, game_id: int, winner: Party, now: float) -> None:
         return  # one player held every seat (an AI against itself): nobody's skill shows
     if len({s.party for s in seats}) < 2:
         raise UnratableGame(game_id, "every seat is on one side")
+    for key in keys:
+        for row in await tx.all("SELECT mu, sigma FROM ratings WHERE player = ?", (key,)):
+            try:
+                _rating(row["mu"], row["sigma"])
+            except (TypeError, ValueError):
+                raise UnratableGame(game_id, f"the stored rating of {key} does not read") from None
     for key in keys:  # one at a time in key order: see the module's docstring
         user_id, name = names[key]
         await tx.all(
@@ -196,7 +204,7 @@ async def _apply(tx: Tx, game_id: int, winner: Party, now: float) -> None:
     current: dict[str, Rating] = {}
     for key in keys:
         [row] = await tx.all(f"SELECT mu, sigma FROM ratings WHERE player = ?{tx.lock}", (key,))
-        current[key] = Rating(float(row["mu"]), float(row["sigma"]))
+        current[key] = _rating(row["mu"], row["sigma"])
     updated = ratings.rate(seats, winner, current)
     await tx.many(
         "UPDATE ratings SET name = ?, mu = ?, sigma = ?, games = games + ?, wins = wins + ?,"
@@ -205,13 +213,26 @@ async def _apply(tx: Tx, game_id: int, winner: Party, now: float) -> None:
     )
 
 
-def _row(row: Any) -> RatingRow:
+def _rating(mu: Any, sigma: Any) -> Rating:
+    """A stored rating; ValueError unless both read as finite numbers, sigma positive."""
+    rating = Rating(float(mu), float(sigma))
+    if not (math.isfinite(rating.mu) and math.isfinite(rating.sigma) and rating.sigma > 0):
+        raise ValueError("not a rating")
+    return rating
+
+
+def _readable_row(row: Any) -> RatingRow | None:
+    """A ratings row, or None (logged) if it does not read: the ladder shows the rest."""
     player, user_id, name, mu, sigma, games, wins = row[:7]
-    return RatingRow(
-        player=str(player),
-        user_id=None if user_id is None else int(user_id),
-        name=str(name),
-        rating=Rating(float(mu), float(sigma)),
-        games=int(games),
-        wins=int(wins),
-    )
+    try:
+        return RatingRow(
+            player=str(player),
+            user_id=None if user_id is None else int(user_id),
+            name=str(name),
+            rating=_rating(mu, sigma),
+            games=int(games),
+            wins=int(wins),
+        )
+    except (TypeError, ValueError, OverflowError):
+        log.warning("the rating of %s does not read: left off the ladder", player)
+        return None

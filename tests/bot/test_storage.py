@@ -21,6 +21,7 @@ from typing import Any
 import aiosqlite
 import pytest
 
+from bot.cli import stats_text
 from bot.migrations import _V1, MIGRATIONS, SCHEMA_VERSION, migrate, user_version
 from bot.ratings import RatedSeat, ai_key, human_key, ladder
 from bot.storage import (
@@ -1344,3 +1345,42 @@ async def test_a_game_played_outside_any_server_is_not_rated(database: str) -> N
                 assert await store.rate_unrated() == 0  # not waiting to be rated either
         assert {r.games for r in await store.rating_ladder()} == {1, 4}  # the server's game
         assert await store.rebuild_ratings() == 1
+
+
+@pytest.mark.parametrize("mu", ["'garbage'", "9e999"])
+async def test_a_damaged_rating_row_is_skipped_and_games_still_finish(
+    tmp_path: Path, open_storage: OpenStorage, mu: str
+) -> None:
+    """A ratings row whose mu does not read (a hand's edit, a disk): `shbot stats` was a
+    traceback and /leaderboard failed for the whole server; a game finishing with that
+    player would have failed to store its end. The row is skipped, the game finishes
+    unrated, and the rest of the ladder is as it was."""
+    storage = await open_storage(tmp_path / "g.db")
+    roles = [L, F, L, H, L]
+
+    async def finish(seats: list[SeatRecord]) -> int:
+        game_id = await storage.create_game(
+            players=5, variant=STANDARD, seed=1, seats=seats, options={}, guild_id=3
+        )
+        await storage.finish_game(
+            game_id,
+            status="finished",
+            winner=Party.LIBERAL,
+            reason=WinReason.FIVE_LIBERAL,
+            roles=roles,
+        )
+        return game_id
+
+    await finish(seats_for(5, {0: (1, "Ada")}))  # Ada and the random AI rated
+    async with storage.driver.write() as tx:
+        await tx.all(f"UPDATE ratings SET mu = {mu} WHERE player = ?", (ai_key("random"),))
+    assert [r.player for r in await storage.rating_ladder()] == [human_key(1)]
+    assert await storage.player_rating(ai_key("random")) is None
+    row, _, _ = await storage.player_rating(human_key(1)) or pytest.fail("Ada is rated")
+    assert row.games == 1
+
+    later = await finish(seats_for(5, {0: (2, "Boris")}))  # with the damaged AI row
+    assert (await storage.load_game(later)).status == "finished"
+    assert await storage.player_rating(human_key(2)) is None  # left unrated, whole
+    stats = await stats_text(storage, None)
+    assert "Ada" in stats
