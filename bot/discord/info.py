@@ -7,7 +7,7 @@ hidden (finished games' roles are public; running games show no more than "in pr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -32,9 +32,14 @@ class InfoStorage(Protocol):
         ...
 
     async def player_stats(
-        self, user_id: int, *, guild_id: int | None = None, recent: int = 5
+        self,
+        user_id: int,
+        *,
+        guild_id: int | None = None,
+        recent: int = 5,
+        shown: Callable[[int | None], bool] | None = None,
     ) -> PlayerStats:
-        """A human's finished games."""
+        """A human's finished games (those of the channels `shown` accepts)."""
         ...
 
     async def leaderboard(
@@ -59,8 +64,13 @@ class InfoStorage(Protocol):
         """A guild's settings."""
         ...
 
-    async def set_settings(self, guild_id: int, settings: Mapping[str, Any]) -> None:
-        """Replace a guild's settings."""
+    async def merge_settings(
+        self,
+        guild_id: int,
+        changes: Mapping[str, Any],
+        check: Callable[[dict[str, Any]], None] = ...,
+    ) -> dict[str, Any]:
+        """Merge changes into a guild's settings in one transaction, once `check` passes."""
         ...
 
 
@@ -249,14 +259,13 @@ async def update_settings(
     storage: InfoStorage, config: Config, guild_id: int, changes: Mapping[str, Any]
 ) -> LobbyOptions:
     """Apply the given (non-None) changes to a guild's defaults; `LobbyError` if invalid."""
-    current = await storage.get_settings(guild_id)
-    merged = dict(current)
-    merged.update({k: v for k, v in changes.items() if k in SETTING_KEYS and v is not None})
-    options = default_options(config, merged)
-    options.check()
-    if merged != current:
-        await storage.set_settings(guild_id, merged)
-    return options
+    wanted = {k: v for k, v in changes.items() if k in SETTING_KEYS and v is not None}
+
+    def check(merged: dict[str, Any]) -> None:
+        default_options(config, merged).check()
+
+    # Merged in the database's own transaction: two moderators at once both count.
+    return default_options(config, await storage.merge_settings(guild_id, wanted, check))
 
 
 __all__ = [

@@ -144,6 +144,37 @@ class Storage(GameLog, History, Ladder):
                 (guild_id, text, self._clock()),
             )
 
+    async def merge_settings(
+        self,
+        guild_id: int,
+        changes: Mapping[str, Any],
+        check: Callable[[dict[str, Any]], None] = lambda merged: None,
+    ) -> dict[str, Any]:
+        """Merge `changes` into a guild's settings in one transaction, so two changes at
+        once both count (a read, then a write of the whole, lost one); `check` sees the
+        merged settings first and may raise to store nothing. Returns them merged."""
+        _check_int64(guild_id, "guild id")
+        now = self._clock()
+        async with self._driver.write() as tx:
+            # The row exists, locked (PostgreSQL), before it is read: a second merge waits.
+            await tx.all(
+                "INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, '{}', ?)"
+                " ON CONFLICT (guild_id) DO NOTHING",
+                (guild_id, now),
+            )
+            row = await _one(
+                tx, f"SELECT settings FROM guild_settings WHERE guild_id = ?{tx.lock}", (guild_id,)
+            )
+            current = {} if row is None else _json_object(row[0])
+            merged = {**current, **changes}
+            check(merged)
+            if merged != current:
+                await tx.all(
+                    "UPDATE guild_settings SET settings = ?, updated_at = ? WHERE guild_id = ?",
+                    (_dumps(merged, "settings"), now, guild_id),
+                )
+        return merged
+
     async def get_channel_settings(self, channel_id: int) -> dict[str, Any]:
         """A channel's settings ({} if none were ever set)."""
         return await self._get_json(

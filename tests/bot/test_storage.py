@@ -1384,3 +1384,34 @@ async def test_a_damaged_rating_row_is_skipped_and_games_still_finish(
     assert await storage.player_rating(human_key(2)) is None  # left unrated, whole
     stats = await stats_text(storage, None)
     assert "Ada" in stats
+
+
+async def test_two_settings_changes_at_once_both_count(database: str) -> None:
+    """Two moderators' /settings at once: each read the settings, merged its change and
+    wrote the whole back, so one change was lost though both were confirmed."""
+    from bot.config import Config
+    from bot.discord.info import update_settings
+    from bot.discord.lobby import LobbyError
+
+    async with await Storage.open(database) as a, await Storage.open(database) as b:
+        config = Config()
+        changes = [{"fill": False}, {"turn_seconds": 200}, {"talk": True}, {"vote_seconds": 90}]
+        await asyncio.gather(
+            *(update_settings(s, config, 7, c) for s, c in zip([a, b, a, b], changes, strict=True))
+        )
+        assert await a.get_settings(7) == {
+            "fill": False,
+            "turn_seconds": 200,
+            "talk": True,
+            "vote_seconds": 90,
+        }
+
+        def refuse(merged: dict[str, object]) -> None:
+            raise LobbyError("no")
+
+        with pytest.raises(LobbyError):  # refused whole: nothing of it is stored
+            await a.merge_settings(7, {"fill": True, "talk": False}, refuse)
+        assert (await b.get_settings(7))["talk"] is True
+        with pytest.raises(LobbyError):  # nor a first row for a server without one
+            await a.merge_settings(8, {"fill": True}, refuse)
+        assert await b.get_settings(8) == {}
