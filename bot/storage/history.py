@@ -11,6 +11,8 @@ from engine import Role
 from .driver import Driver
 from .records import _SUMMARY_COLUMNS, GameSummary, LeaderboardRow, PlayerStats
 
+MAX_FALLBACKS = 100_000  # more AI answers than any game has
+
 
 def _channel(value: object) -> int | None:
     return None if value is None else int(str(value))
@@ -167,9 +169,13 @@ class History:
     async def ai_fallbacks(self, guild_id: int | None) -> tuple[int, int]:
         """(finished games, AI answers that fell back in them) in a guild (None: every
         game): the alarm of issue 19, counted per game by the session (its state)."""
+        counted = self._driver.fallbacks
+        # A count no game can reach (a damaged row: 1e300, negative) counts as none: two
+        # such made SQLite's SUM overflow, and /leaderboard failed for the whole server.
+        sane = f"CASE WHEN {counted} BETWEEN 0 AND {MAX_FALLBACKS} THEN {counted} END"
         async with self._driver.read() as tx:
             rows = await tx.all(
-                f"SELECT COUNT(*), COALESCE(SUM({self._driver.fallbacks}), 0)"
+                f"SELECT COUNT(*), COALESCE(SUM({sane}), 0)"
                 " FROM games WHERE status = 'finished'"
                 " AND (CAST(:guild AS BIGINT) IS NULL OR guild_id = :guild)",
                 {"guild": guild_id},

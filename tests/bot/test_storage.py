@@ -1115,6 +1115,28 @@ async def test_ai_fallbacks_are_summed_over_finished_games(storage: Storage) -> 
     assert await storage.ai_fallbacks(1) == (1, 3)
 
 
+@pytest.mark.parametrize("count", [1e300, 2**62, -5, "many", [3]], ids=repr)
+async def test_a_fallback_count_that_does_not_read_counts_nothing(
+    database: str, count: object
+) -> None:
+    """Two games with a damaged count (1e300) made SQLite's SUM overflow: /leaderboard
+    and `shbot stats` failed for the whole server. Such a count reads as none."""
+    async with await Storage.open(database) as storage:
+        for value in (count, count, 2):
+            game_id = await storage.create_game(
+                players=5, variant=STANDARD, seed=5, seats=seats_for(5), options={}, guild_id=1
+            )
+            await storage.set_session_state(game_id, {"fallbacks": value})
+            await storage.finish_game(
+                game_id,
+                status="finished",
+                winner=Party.LIBERAL,
+                reason=WinReason.FIVE_LIBERAL,
+                roles=[L, H, L, F, L],
+            )
+        assert await storage.ai_fallbacks(1) == (3, 2)
+
+
 # --- the rating ladder --------------------------------------------------------------
 
 STRONG = "belief-ismcts:seconds=2"
