@@ -20,6 +20,7 @@ HITLER_ZONE = 3  # Fascist policies after which electing Hitler chancellor wins
 VETO_AT = 5  # Fascist policies after which a veto may be proposed
 CHAOS_AT = 3  # failed elections in a row that trigger a top-deck
 DRAW = 3  # tiles a president draws; a draw pile with fewer is reshuffled
+MIN_LIVING = 3  # players a game keeps alive: a president and two others to nominate from
 # With this many living players or fewer, only the last chancellor is term-limited.
 FEW_ALIVE = 5
 # Tiles of one kind a custom deck may hold. The published deck has 6 and 11; the cap only
@@ -110,11 +111,26 @@ class Variant:
                 fascist_tiles = 10
         elif self.name not in ("standard", "custom"):
             raise SetupError(f"Unknown variant {self.name!r}.")
+        if self.name != "custom" and (
+            self.liberal_tiles is not None
+            or self.fascist_tiles is not None
+            or self.powers is not None
+        ):
+            # The name is what views, narration and the AI's search rebuild the game from.
+            raise SetupError(
+                f"A deck or power track of one's own is the custom variant, not {self.name!r}."
+            )
         liberal_tiles = _tiles(self.liberal_tiles, liberal_tiles, "liberal")
         fascist_tiles = _tiles(self.fascist_tiles, fascist_tiles, "fascist")
         powers = self.powers if self.powers is not None else standard_track(players)
         if len(powers) != FASCIST_TO_WIN - 1:
             raise SetupError(f"A power track has {FASCIST_TO_WIN - 1} slots, not {len(powers)}.")
+        if players - powers.count(Power.EXECUTION) < MIN_LIVING:
+            # Two left, one of them the last Chancellor: nobody could be nominated.
+            raise SetupError(
+                f"A power track leaves at least three players alive: at most "
+                f"{players - MIN_LIVING} executions at {players} players."
+            )
         if liberal_tiles < LIBERAL_TO_WIN or fascist_tiles + on_board < FASCIST_TO_WIN:
             raise SetupError("The deck is too small for either side to win.")
         # With 4 Liberal and 5 Fascist policies on the board the game goes on, and a

@@ -907,6 +907,31 @@ def test_unknown_variant_or_bad_track_is_refused() -> None:
         Game(5, variant=Variant("custom", powers=(None,) * 4), seed=1)
 
 
+@pytest.mark.parametrize("name", ["standard", "rebalanced"])
+def test_a_published_variant_with_its_own_deck_or_track_is_refused(name: str) -> None:
+    """`Variant("standard", powers=...)` played a custom track while the game, its views
+    and its narration said "standard rules", and the AI searched the published track
+    (it rebuilds a variant from its name): a deck or track of one's own is `custom`."""
+    for override in ({"powers": (EXEC,) * 5}, {"fascist_tiles": 12}, {"liberal_tiles": 7}):
+        with pytest.raises(SetupError, match="custom"):
+            Variant(name, **override).setup(7)  # type: ignore[arg-type]
+    assert Variant(name).setup(7).variant == name
+
+
+@pytest.mark.parametrize("players", [5, 6, 7])
+def test_a_track_that_could_leave_nobody_to_nominate_is_refused(players: int) -> None:
+    """Every slot an execution at five players: executions went on until two or one
+    seat lived, a president was awaited and no seat had a legal action, for ever. An
+    execution track leaves at least three players alive."""
+    too_many = players - 2
+    track = (EXEC,) * too_many + (None,) * (5 - too_many)
+    with pytest.raises(SetupError, match="three players"):
+        Variant("custom", powers=track).setup(players)
+    fewer = (EXEC,) * (too_many - 1) + (None,) * (6 - too_many)
+    assert Variant("custom", powers=fewer).setup(players).powers == fewer
+    assert Variant("custom", powers=(EXEC,) * 5).setup(8).players == 8
+
+
 @pytest.mark.parametrize(
     ("liberal", "fascist", "message"),
     [
