@@ -5,7 +5,10 @@ and starts only once the table can see the prompt: a slow front-end (Discord ret
 rate limits) moves it by the delay. Time the bot was down is not the player's fault: a
 clean stop (a deploy) or a pause *stops the clock*, storing the time left, and the
 resumed decision gets that time; a killed bot could not, and its stored deadline holds.
-Either way a restart grants a grace period at least (the prompt is shown anew). A
+Either way a restart grants a grace period at least (the prompt is shown anew). The
+deadline is wall-clock time (stored, shown to members as a time), but the running one
+counts down on the monotonic clock from when it was set: a step of the wall clock (NTP,
+a resumed VM) neither freezes a decision for the step's length nor ends it at once. A
 deadline is cleared once its prompts are over (with the answer that ends the decision,
 at the end of a claim window): a restart resumes whatever deadline is stored, and one
 left behind would cut the next prompts' time to the grace period. `GameSession` asks
@@ -60,12 +63,16 @@ class Deadlines:
         lock: asyncio.Lock,
         grace: float,
         clock: Callable[[], float] = time.time,
+        steady: Callable[[], float] = time.monotonic,
         resumed: float | None = None,
         resuming: bool = False,
         left: float | None = None,
     ) -> None:
         self.game_id = game_id
         self.clock = clock
+        self._steady = steady
+        # The running deadline, and when it falls on `steady` (None: none is running).
+        self._running: tuple[float, float] | None = None
         self._store = store
         self._shown = shown
         self._lock = lock  # the session's: a stored deadline is part of its state
@@ -94,7 +101,10 @@ class Deadlines:
             return False
         # Prompts never shown: the player has lost none of their time yet.
         unseen = self._watched is not None and not self._watched.done()
-        self._left = max(0.0, self.stored - (self._asked_wall if unseen else self.clock()))
+        if unseen:
+            self._left = max(0.0, self.stored - self._asked_wall)
+        else:
+            self._left = self.remaining(self.stored)
         return True
 
     def next(self, limit: float | None) -> float | None:
@@ -102,14 +112,24 @@ class Deadlines:
         (None: no limit); right after a restart, the one that was running, unless it
         was cleared since (its prompts are over)."""
         now = self.clock()
+        deadline = None if limit is None else now + limit
         if self._resuming:
             self._resuming = False
             stored = self.stored
             if stored is not None and limit is not None:
                 # Never more than the whole timer: a damaged row may say a day.
                 running = stored if self._left is None else now + min(self._left, limit)
-                return max(running, now + self._grace)
-        return None if limit is None else now + limit
+                deadline = max(running, now + self._grace)
+        self._run(deadline)
+        return deadline
+
+    def _run(self, deadline: float | None) -> None:
+        """`deadline` is the running one: it falls as far from now on the steady clock as
+        it does on the wall clock now."""
+        if deadline is None:
+            self._running = None
+        elif self._running is None or self._running[0] != deadline:
+            self._running = (deadline, self._steady() + deadline - self.clock())
 
     async def store(self, deadline: float | None) -> None:
         """Keep `deadline` as the game's current one (written only when it changes)."""
@@ -117,6 +137,7 @@ class Deadlines:
             return
         self.stored = deadline
         self._left = None  # a new deadline: its clock runs
+        self._run(deadline)
         if self._store is not None:
             await self._store.set_deadline(self.game_id, deadline)
 
@@ -124,6 +145,7 @@ class Deadlines:
         """The stored deadline was cleared with the action that ended its decision."""
         self.stored = None
         self._left = None
+        self._running = None
 
     def watch(self, wake: Callable[[], None]) -> asyncio.Future[float]:
         """A future that resolves when the table can see every prompt queued so far;
@@ -145,6 +167,8 @@ class Deadlines:
                 # The answer that held the lock ended the decision and cleared the
                 # deadline: stored now, a restart would hand it to the next decision.
                 return deadline
+            if self._running is not None and self._running[0] == deadline:
+                self._running = (deadline + late, self._running[1] + late)
             await self.store(deadline + late)
         log.info("game %d: the prompt was shown %.1f s late: the clock waits", self.game_id, late)
         return deadline + late
@@ -155,8 +179,13 @@ class Deadlines:
         return seen is not None and time.monotonic() - self._asked_at < MAX_UNSEEN_S
 
     def remaining(self, deadline: float | None) -> float | None:
-        """Seconds left until `deadline` (None: no limit)."""
-        return None if deadline is None else max(0.0, deadline - self.clock())
+        """Seconds left until `deadline` (None: no limit): on the steady clock for the
+        running deadline, else on the wall clock."""
+        if deadline is None:
+            return None
+        if self._running is not None and self._running[0] == deadline:
+            return max(0.0, self._running[1] - self._steady())
+        return max(0.0, deadline - self.clock())
 
 
 def time_left(game_id: int, stopped: object, deadline: float | None) -> float | None:

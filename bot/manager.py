@@ -78,11 +78,15 @@ class SessionManager:
         agents: AgentPort | None = None,
         *,
         clock: Callable[[], float] = time.time,
+        steady: Callable[[], float] | None = None,
     ) -> None:
         self.store = store
         self.frontend = frontend
         self.agents: AgentPort = agents or InProcessAgents()
         self.clock = clock
+        # What running timers count down on: the monotonic clock, which a step of the
+        # wall clock does not move. A wall clock of one's own (a test's) is taken as both.
+        self.steady = steady or (time.monotonic if clock is time.time else clock)
         self._sessions: dict[int, GameSession] = {}
         self._watchers: set[asyncio.Task[None]] = set()
         self._claim: ShardLease | None = None  # this process's shards of the database
@@ -196,6 +200,7 @@ class SessionManager:
             guild_id=guild_id,
             channel_id=channel_id,
             clock=self.clock,
+            steady=self.steady,
         )
         self._register(session)
         if start:
@@ -408,6 +413,7 @@ class SessionManager:
             guild_id=stored.guild_id,
             channel_id=stored.channel_id,
             clock=self.clock,
+            steady=self.steady,
             state=stored.session_state,
             notice=notice,
         )

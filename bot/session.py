@@ -268,6 +268,7 @@ class GameSession:
         guild_id: int | None = None,
         channel_id: int | None = None,
         clock: Callable[[], float] = time.time,
+        steady: Callable[[], float] = time.monotonic,
         resume: _Resume | None = None,
     ) -> None:
         if game.seed is None:
@@ -351,6 +352,7 @@ class GameSession:
             lock=self._lock,
             grace=self.options.timers.grace,
             clock=clock,
+            steady=steady,
             resumed=resume.deadline if resume else None,
             resuming=resume is not None,
             left=resume.left if resume else None,
@@ -409,6 +411,7 @@ class GameSession:
         guild_id: int | None = None,
         channel_id: int | None = None,
         clock: Callable[[], float] = time.time,
+        steady: Callable[[], float] = time.monotonic,
         state: Mapping[str, Any] | None = None,
         notice: str = notices.RESTART_NOTICE,
     ) -> GameSession:
@@ -443,6 +446,7 @@ class GameSession:
             guild_id=guild_id,
             channel_id=channel_id,
             clock=clock,
+            steady=steady,
             resume=_Resume(
                 turn,
                 pending - closed,

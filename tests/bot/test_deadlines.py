@@ -51,6 +51,7 @@ def deadlines(
         lock=asyncio.Lock(),
         grace=30.0,
         clock=lambda: now[0],
+        steady=lambda: now[0],  # no step of the wall clock here: time passes on both
         resumed=resumed,
         resuming=resuming,
         left=left,
@@ -227,3 +228,31 @@ def test_a_stopped_clock_counts_only_for_its_own_deadline() -> None:
     assert time_left(7, stopped, 2000.0) is None  # a later deadline was stored: it runs
     assert time_left(7, None, 1090.0) is None  # the bot was killed: nothing stopped
     assert time_left(7, stopped, None) is None  # no deadline at all
+
+
+async def test_the_running_deadline_counts_down_on_the_steady_clock() -> None:
+    """A step of the wall clock moves neither the time left on the running deadline
+    nor the time a stop keeps; the stored deadline stays wall time."""
+    wall, steady = [1000.0], [50.0]
+    store, shown = Written(), Shown()
+    clock = Deadlines(
+        7,
+        store=store,
+        shown=shown,
+        lock=asyncio.Lock(),
+        grace=30.0,
+        clock=lambda: wall[0],
+        steady=lambda: steady[0],
+    )
+    deadline = clock.next(90.0)
+    assert deadline == 1090.0
+    await clock.store(deadline)
+    wall[0] -= 3600.0  # stepped back an hour
+    steady[0] += 10.0
+    assert clock.remaining(deadline) == 80.0
+    wall[0] += 7200.0  # and forward two
+    assert clock.remaining(deadline) == 80.0
+    assert clock.remaining(wall[0] + 5.0) == 5.0  # another deadline: on the wall clock
+    assert clock.stop_clock() and clock.stopped == {"deadline": 1090.0, "left": 80.0}
+    await clock.store(None)
+    assert clock.remaining(deadline) == 0.0  # no longer running: read on the wall clock

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from bot.ports import AIControlsSeat, Prompt, PromptKind, Table
 from bot.session import GameSession, SessionOptions
 from bot.storage import Storage
 from bot.timers import Timers
-from engine import Action, Claim, Nominate, Phase, PlayerView
+from engine import Action, Claim, Nominate, Phase, PlayerView, Vote
 
 from .conftest import UNTIMED, members, until
 
@@ -584,3 +585,56 @@ async def test_a_restart_right_after_the_last_claim_gives_the_next_decision_its_
     await store.close()
 
     assert await _timer_after_restart(path, now, 1000) == pytest.approx(120, abs=1)
+
+
+def _stepped_clock() -> tuple[Callable[[], float], list[float]]:
+    """The wall clock, which an NTP step or a resumed VM can move by `step[0]`."""
+    step = [0.0]
+    return (lambda: time.time() + step[0]), step
+
+
+async def _vote_with_one_absent(
+    store: Storage, clock: Callable[[], float], vote: float
+) -> tuple[SessionManager, GameSession]:
+    timers = Timers(nominate=30, vote=vote, policy=30, power=30, claim=5, max_expiries=9, grace=0.1)
+    options = SessionOptions(timers=timers, substitute="selfish", suspicion=False)
+    # Time passes on the monotonic clock; the wall clock is stepped by the test.
+    manager = SessionManager(store, FakeFrontend(), clock=clock, steady=time.monotonic)
+    session = await manager.create(members(5), seed=3, options=options)
+    game = session.game
+    await until(lambda: bool(session.open_prompts(game.president)))
+    await session.submit(game.president, session.open_prompts(game.president)[0].options[0].action)
+    await until(lambda: game.phase is Phase.VOTE and all(session.open_prompts(s) for s in range(5)))
+    return manager, session
+
+
+async def test_a_running_vote_timer_ignores_a_wall_clock_step_back(session_store: Storage) -> None:
+    """The wall clock stepped back an hour during a 1 s vote: each ballot woke the loop,
+    which counted the time left on the wall clock, and the absent voter's timer waited
+    for the hour to pass. A running decision is timed on the monotonic clock."""
+    clock, step = _stepped_clock()
+    manager, session = await _vote_with_one_absent(session_store, clock, vote=1.0)
+    step[0] = -3600.0
+    for seat in range(4):  # seat 4 is away
+        await session.submit(seat, Vote(seat, True))
+    try:
+        await until(lambda: session.game.phase is not Phase.VOTE, 10)
+    finally:
+        await manager.shutdown()
+
+
+async def test_a_running_vote_timer_is_not_cut_by_a_wall_clock_step_forward(
+    session_store: Storage,
+) -> None:
+    """Stepped forward an hour, one ballot woke the loop and every open timer expired
+    at once: 1 s into a 30 s vote, stand-ins voted for the absent."""
+    clock, step = _stepped_clock()
+    manager, session = await _vote_with_one_absent(session_store, clock, vote=30.0)
+    step[0] = 3600.0
+    await session.submit(0, Vote(0, True))
+    await asyncio.sleep(1.0)
+    try:
+        assert session.game.phase is Phase.VOTE
+        assert set(session.game.votes) == {0}, session.game.votes
+    finally:
+        await manager.shutdown()
