@@ -77,16 +77,25 @@ def trusted(view: PlayerView, seat: int, trust: np.ndarray) -> bool:
     return this >= slack * STRICTNESS * typical - 1e-12
 
 
-def liberal_ballot(view: PlayerView, seat: int, trust: np.ndarray, hitler: np.ndarray) -> bool:
+def liberal_ballot(
+    view: PlayerView,
+    seat: int,
+    trust: np.ndarray,
+    hitler: np.ndarray,
+    threshold: float | None = None,
+) -> bool:
     """A Liberal's sincere ballot: Ja for its own government; in the Hitler zone Nein
     for a chancellor who is Hitler with probability over 1/4; else Ja for a government
-    clearly more trusted than a typical one (`trusted`). `hitler` is P(Hitler) per seat."""
+    clearly more trusted than a typical one (`trusted`), or, with a `threshold`, one
+    all Liberal with at least that probability. `hitler` is P(Hitler) per seat."""
     president, chancellor = view.president, view.chancellor
     assert chancellor is not None
     if seat in (president, chancellor):
         return True
     if view.fascist_policies >= HITLER_ZONE and hitler[chancellor] > 0.25:
         return False
+    if threshold is not None:
+        return bool(trust[president, chancellor] >= threshold)
     return trusted(view, seat, trust)
 
 
