@@ -191,6 +191,14 @@ def _backup_target(target: Path, database: Path) -> None:
     (/dev/null, as root), and the database's own path lose every write made since."""
     if not target.name or target.name in (".", ".."):
         raise StorageError(f"A backup needs a file name, not {str(target)!r}.")
+    with contextlib.suppress(OSError):
+        # SQLite's own files beside the database: a copy renamed over the write-ahead
+        # log of a running bot would lose the moves it holds.
+        own = {Path(f"{database.resolve()}{suffix}") for suffix in ("-wal", "-shm", "-journal")}
+        if target.resolve() in own:
+            raise StorageError(
+                f"{target} is one of the database's own files: write the backup elsewhere."
+            )
     if not target.exists():
         return
     if not target.is_file():

@@ -670,7 +670,10 @@ def test_shbot_cancel_ends_a_terminal_game_whose_row_does_not_read_back(
     assert f"game #{running} was set aside as damaged (variant" in err, err
 
 
-@pytest.mark.parametrize("where", ["a directory", "the database itself", "no name", "no folder"])
+@pytest.mark.parametrize(
+    "where",
+    ["a directory", "the database itself", "its log", "its shared memory", "no name", "no folder"],
+)
 def test_a_backup_to_a_place_it_cannot_go_says_why_in_one_line(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -689,6 +692,8 @@ def test_a_backup_to_a_place_it_cannot_go_says_why_in_one_line(
     target = {
         "a directory": "folder",
         "the database itself": str(db),
+        "its log": "games.db-wal",  # a running bot's write-ahead log, replaced: moves lost
+        "its shared memory": str(db) + "-shm",
         "no name": "",
         "no folder": str(tmp_path / "missing" / "copy.db"),
     }[where]
