@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -188,9 +188,18 @@ def analyse(runs: Sequence[Run], names: Sequence[str], folds: int) -> dict[str, 
     return summarise(reads, names_all, games, executions, everyone=True)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+Analysis = Callable[[Sequence[Run], Sequence[str], int], dict[str, Any]]
+
+
+def cross_fitted_main(
+    argv: Sequence[str] | None,
+    prog: str,
+    description: str,
+    analysis: Analysis,
+    show: Callable[[dict[str, Any]], str],
+) -> int:
+    """The command line of a cross-fitted read of saved runs (this one, ballot_read)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("runs", nargs="+", help="SEED:DIR or SEED/LO-HI:DIR")
     parser.add_argument("--pool", default="random,selfish,ismcts,belief-ismcts")
     parser.add_argument("--budget", action="append", default=[])
@@ -200,20 +209,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         runs = [parse_run(text) for text in args.runs]
         pool = resolve_pool(args.pool, args.budget)
+        if not 2 <= args.folds <= len(runs):
+            raise ValueError("--folds is at least 2 and at most the number of runs")
+        report = analysis(runs, list(pool), args.folds)
     except (ValueError, ArenaError) as exc:
-        print(f"agent_styles: {exc}", file=sys.stderr)
-        return 2
-    if not 2 <= args.folds <= len(runs):
-        print("agent_styles: --folds is at least 2 and at most the number of runs", file=sys.stderr)
-        return 2
-    try:
-        report = analyse(runs, list(pool), args.folds)
-    except ArenaError as exc:
-        print(f"agent_styles: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     report["pool"] = list(pool)
-    print(json.dumps(report) if args.json else render(report))
+    print(json.dumps(report) if args.json else show(report))
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point."""
+    return cross_fitted_main(argv, "agent_styles", __doc__.splitlines()[0], analyse, render)
 
 
 if __name__ == "__main__":

@@ -27,8 +27,6 @@ Models: `shipped`, and `agents` (one fitted style per agent of the pool, as in
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,14 +35,13 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import ArenaError, resolve_pool
 from agents.belief import Belief
 from agents.belief_agent import liberal_ballot
 from engine import Game, GameRecord, Role, Vote
 from engine import events as ev
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agent_styles import FittedModel, Run, build_models, parse_run
+from agent_styles import FittedModel, Run, build_models, cross_fitted_main
 from hitler_read import Model
 
 
@@ -219,29 +216,7 @@ def render(report: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="+", help="SEED:DIR or SEED/LO-HI:DIR")
-    parser.add_argument("--pool", default="random,selfish,ismcts,belief-ismcts")
-    parser.add_argument("--budget", action="append", default=[])
-    parser.add_argument("--folds", type=int, default=2)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args(argv)
-    try:
-        runs = [parse_run(text) for text in args.runs]
-        pool = resolve_pool(args.pool, args.budget)
-    except (ValueError, ArenaError) as exc:
-        print(f"ballot_read: {exc}", file=sys.stderr)
-        return 2
-    if not 2 <= args.folds <= len(runs):
-        print("ballot_read: --folds is at least 2 and at most the number of runs", file=sys.stderr)
-        return 2
-    try:
-        report = analyse(runs, list(pool), args.folds)
-    except ArenaError as exc:
-        print(f"ballot_read: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(report) if args.json else render(report))
-    return 0
+    return cross_fitted_main(argv, "ballot_read", __doc__.splitlines()[0], analyse, render)
 
 
 if __name__ == "__main__":
