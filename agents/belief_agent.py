@@ -77,25 +77,20 @@ def trusted(view: PlayerView, seat: int, trust: np.ndarray) -> bool:
     return this >= slack * STRICTNESS * typical - 1e-12
 
 
-def liberal_ballot(
-    view: PlayerView,
-    seat: int,
-    trust: np.ndarray,
-    hitler: np.ndarray,
-    threshold: float | None = None,
-) -> bool:
+def liberal_ballot(view: PlayerView, seat: int, trust: np.ndarray, hitler: np.ndarray) -> bool:
     """A Liberal's sincere ballot: Ja for its own government; in the Hitler zone Nein
     for a chancellor who is Hitler with probability over 1/4; else Ja for a government
-    clearly more trusted than a typical one (`trusted`), or, with a `threshold`, one
-    all Liberal with at least that probability. `hitler` is P(Hitler) per seat."""
+    clearly more trusted than a typical one (`trusted`). `hitler` is P(Hitler) per seat.
+
+    Not an absolute threshold on P(all Liberal): "Ja when more likely all Liberal than
+    not" casts the perfect ballot 8 points more often (`bench/ballot_read.py`) and lost
+    12 points as a Liberal in its A/B (bench/results/README.md, 2026-11-28)."""
     president, chancellor = view.president, view.chancellor
     assert chancellor is not None
     if seat in (president, chancellor):
         return True
     if view.fascist_policies >= HITLER_ZONE and hitler[chancellor] > 0.25:
         return False
-    if threshold is not None:
-        return bool(trust[president, chancellor] >= threshold)
     return trusted(view, seat, trust)
 
 

@@ -196,11 +196,9 @@ class BeliefISMCTSAgent(SearchAgent):
         fit: Path | None = None,
         styles: tuple[float, ...] | None = None,
         fascist_ballots: int | None = None,
-        ballot: float | None = None,
     ) -> None:
         super().__init__(seat, seed, budget, exploration=exploration, variant=variant)
         self.wild = wild
-        self.ballot = ballot  # a Liberal's Ja threshold on P(all Liberal); None: `trusted`
         self.fascist_ballots = fascist_ballots  # None: FASCIST_BALLOT_ITERATIONS on a clock
         self.fit = fit  # a behaviour fit file for both beliefs; None: the shipped fit
         self.styles = styles  # a style prior for the beliefs' mixture; None: the shipped one
@@ -275,7 +273,7 @@ class BeliefISMCTSAgent(SearchAgent):
             # A Liberal votes its conscience: a table where Liberals vote down the
             # governments they distrust stops many Fascist ones (see BALLOT_ITERATIONS).
             trust, hitler = belief.pair_liberal(), belief.hitler()
-            return Vote(self.seat, liberal_ballot(view, self.seat, trust, hitler, self.ballot))
+            return Vote(self.seat, liberal_ballot(view, self.seat, trust, hitler))
         result = self.search(view, rng)
         if view.phase is not Phase.VOTE or self.model is None:
             return result.best_action()

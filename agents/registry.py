@@ -96,7 +96,6 @@ OPTIONS: dict[str, dict[str, Callable[[str], object]]] = {
         "wild": _share,
         "styles": parse_style_prior,
         "fascist_ballots": _iterations,
-        "ballot": _share,
     },
     # Habit rates of the scripted human-style player (agents.humanlike.HABITS).
     "humanlike": {

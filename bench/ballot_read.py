@@ -23,6 +23,10 @@ all Liberal) (`pair_liberal`); scored against the truth:
 
 Models: `shipped`, and `agents` (one fitted style per agent of the pool, as in
 `bench/agent_styles.py`, cross-fitted over `--folds`). Analysis only.
+
+Read the agreement with care: most governments hold a Fascist, so a rule that says Nein
+more often agrees more often. The best threshold here (about 0.5) agreed 8 points more
+often than the shipped rule and lost 12 points as a Liberal in play (bench/results).
 """
 
 from __future__ import annotations

@@ -451,25 +451,3 @@ def test_the_sincere_ballot() -> None:
     assert not liberal_ballot(view, view.seat, trust, hitler)
     # ...unless two elections have failed: a third brings chaos.
     assert liberal_ballot(replace(view, election_tracker=2), view.seat, trust, hitler)
-
-
-def test_a_ballot_threshold_backs_a_government_likelier_clean_than_the_threshold() -> None:
-    """`ballot=T` (an A/B option): Ja iff P(all Liberal) >= T, whatever the typical
-    government; own government and the zone's Hitler check as the shipped rule."""
-    view = _liberal_votes(1)[0]
-    assert view.seat is not None and view.chancellor is not None
-    n, p, c = view.players, view.president, view.chancellor
-    trust = np.full((n, n), 0.05)  # every other government distrusted
-    hitler = np.full(n, 1.0 / n)
-    trust[p, c] = trust[c, p] = 0.3
-    assert liberal_ballot(view, view.seat, trust, hitler)  # six times the typical one
-    assert not liberal_ballot(view, view.seat, trust, hitler, 0.5)
-    trust[p, c] = trust[c, p] = 0.5
-    assert liberal_ballot(view, view.seat, trust, hitler, 0.5)
-    hitler[c] = 0.3
-    assert not liberal_ballot(replace(view, fascist_policies=3), view.seat, trust, hitler, 0.1)
-    assert liberal_ballot(replace(view, president=view.seat), view.seat, trust * 0, hitler, 0.9)
-    agent = make_agent("belief-ismcts:iterations=100,ballot=0.5", view.seat, 1)
-    assert isinstance(agent, BeliefISMCTSAgent) and agent.ballot == 0.5
-    with pytest.raises(ValueError, match="between 0 and 1"):
-        make_agent("belief-ismcts:ballot=2", view.seat, 1)
