@@ -314,18 +314,19 @@ class SessionManager:
 
     async def cancel(self, session: GameSession, reason: str) -> GameSession:
         """End the game of `session` without a winner (a host's decision, or the players'
-        majority), once a resume of it in flight is done: the session holding the game
-        then is the one ended (a resume may have replaced `session`), and the channel is
-        freed even if that session was stopped already (a resume that failed after
-        stopping it). Returns the session ended."""
+        majority; a paused game that was won has its end stored instead), once a resume
+        of it in flight is done: the session holding the game then is the one ended (a
+        resume may have replaced `session`), and the channel is freed even if that
+        session was stopped already (a resume that failed after stopping it). Returns
+        the session ended."""
         game_id = session.game_id
         async with self._resuming(game_id):
             current = self._sessions.get(game_id) or session
             await current.cancel(reason)
-            # Cancelled (a game won meanwhile is still showing its end: its own watcher
-            # frees the channel once it is stored); its watcher may be gone with its stop.
-            cancelled = current.is_over and not current.game.is_over
-            if cancelled and self._sessions.get(game_id) is current:
+            # Cancelled, or a won game paused before its end was stored and stored now:
+            # done (its watcher may be gone with its stop). A game won as the /cancel came
+            # is still showing its end: its own watcher frees the channel once it is stored.
+            if current.is_over and current.closed and self._sessions.get(game_id) is current:
                 del self._sessions[game_id]
         return current
 

@@ -393,6 +393,7 @@ class GameSession:
         self._closed = asyncio.Event()  # set once the session will do nothing more
         self._end_unstored = False  # the reveal is on its way: the end is not stored yet
         self._reveal_queued = 0  # the outbox's `queued` once the reveal was put
+        self._end_stored = False  # a paused game that is won needs it stored (`_end_won`)
 
     # --- construction from storage ----------------------------------------------------
 
@@ -491,6 +492,11 @@ class GameSession:
     def is_over(self) -> bool:
         """Whether the game has ended (or was cancelled)."""
         return self.game.is_over or self._cancelled
+
+    @property
+    def closed(self) -> bool:
+        """Whether the session will do nothing more (`wait_closed`)."""
+        return self._closed.is_set()
 
     @property
     def paused(self) -> bool:
@@ -706,27 +712,57 @@ class GameSession:
     async def cancel(self, reason: str) -> None:
         """End the game without a winner (a host's decision); nothing is revealed.
 
-        A paused game is ended the same way (it is never counted in stats)."""
+        A paused game is ended the same way (it is never counted in stats), unless it
+        was won: its end is stored then, with its result (`_end_won`); raises if that
+        write fails (still paused)."""
         async with self._lock:
-            if self.is_over:
+            if self.paused and self.game.is_over:
+                await self._end_won()
+            elif self.is_over:
                 return
-            if self.store is not None:
-                await self.store.finish_game(
-                    self.game_id, status="cancelled", winner=None, reason=None, roles=None
-                )
-            await self._drop_notes()
-            was_paused = self.paused
-            self._cancelled = True
-            self._close_all(notices.CANCELLED)
-            self._show(Post(notices.cancelled(reason), last=True))
-            if self._task is not None:
-                self._task.cancel()
-            if was_paused:  # the dead game task left the outbox running for this
-                self._outbox.close()
+            else:
+                await self._cancel(reason)
         try:
             await self.wait()
         finally:  # even if our caller is cancelled meanwhile: the game is over
             self._closed.set()
+
+    async def _cancel(self, reason: str) -> None:
+        """`cancel` of a game without a winner, the lock held."""
+        if self.store is not None:
+            await self.store.finish_game(
+                self.game_id, status="cancelled", winner=None, reason=None, roles=None
+            )
+        await self._drop_notes()
+        was_paused = self.paused
+        self._cancelled = True
+        self._close_all(notices.CANCELLED)
+        self._show(Post(notices.cancelled(reason), last=True))
+        if self._task is not None:
+            self._task.cancel()
+        if was_paused:  # the dead game task left the outbox running for this
+            self._outbox.close()
+
+    async def _end_won(self) -> None:
+        """`cancel` of a won game that paused before its end was stored (the write
+        failed, or a fault came as it ended), the lock held: a game with a winner is never
+        cancelled, so its end is stored, with its result, as `/resume` would store it.
+        Raises if that write fails again: the game stays paused, and a later `/cancel`,
+        `/resume` or restart stores it."""
+        if not self._end_stored:
+            if not self._reveal_queued:  # it paused before the reveal: shown now
+                self._show(self.reveal())
+            await self._store_end()
+        log.info("game %d: its end is stored at last (it was paused)", self.game_id)
+        self.pause_reason = None
+        self._close_all(notices.GAME_OVER)
+        self._outbox.close()  # the dead game task left it running for this
+        try:
+            await self._drop_notes()
+        except Exception as exc:  # the end is stored: the notes are only bookkeeping
+            log.warning(
+                "game %d: its notes were not dropped (%s)", self.game_id, type(exc).__name__
+            )
 
     async def _run(self) -> None:
         try:
@@ -950,7 +986,8 @@ class GameSession:
 
     async def _store_end(self) -> None:
         """Store the finished game (rated, counted), once (a failed write is not tried
-        again here: the game stays unfinished in storage, and the restart ends it)."""
+        again here: the game pauses, unfinished in storage, and a host's /cancel
+        (`_end_won`), /resume or the restart stores its end)."""
         game = self.game
         self._end_unstored = False
         if self.store is not None:
@@ -961,6 +998,7 @@ class GameSession:
                 reason=game.win_reason,
                 roles=game.roles,
             )
+        self._end_stored = True
 
     def reveal(self) -> Reveal:
         """Everything about the finished game: roles, hidden events, suspicion tracks."""

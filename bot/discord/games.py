@@ -258,10 +258,13 @@ class DiscordGames:
 
     def why_busy(self, channel_id: int) -> str | None:
         """Why no new game may open in a channel now, or None: a game runs there, or
-        one is over and still showing its end (its chart, its reveal: up to a minute)."""
+        one is over and still showing its end (its chart, its reveal: up to a minute), or
+        was won but paused before its end was stored."""
         if self.game_in(channel_id) is None:
             return None
         session = self._manager.for_channel(channel_id) if self._manager else None
+        if session is not None and session.paused and session.game.is_over:
+            return texts.GAME_END_NOT_STORED  # it stays until a host stores its end
         if session is not None and session.is_over:
             return texts.GAME_JUST_ENDED
         return texts.GAME_ALREADY_HERE
@@ -751,6 +754,9 @@ class DiscordGames:
             else:
                 await self._cancel_stranded(interaction, stranded)
             return
+        if session.paused and session.game.is_over:
+            await self._store_won_end(interaction, session)
+            return
         if await self._ended_meanwhile(interaction, session):
             # Its notes are dropped already: a new request would be posted for a game
             # being cancelled, and stored in its row. (A game played out is not.)
@@ -829,6 +835,28 @@ class DiscordGames:
             refused = isinstance(exc, discord.HTTPException)
             told = texts.CANCEL_NOT_SHOWN if refused else texts.CANCEL_MAYBE_NOT_SHOWN
             await answer(interaction, told, quiet=True)
+
+    async def _store_won_end(self, interaction: discord.Interaction, session: GameSession) -> None:
+        """/cancel of a won game that paused before its end was stored (the write failed):
+        the table was told /cancel ends it, and it does, with its result (a game with a
+        winner is never cancelled), so its host's word is enough: no vote, as nothing
+        is undone. The channel is free again once the end is stored."""
+        if not self._may_steer(interaction, self._meta_of(session.game_id).host_id):
+            await answer(interaction, texts.CANCEL_RIGHTS)
+            return
+        await acknowledge(interaction)  # it writes to the database
+        async with self._ending_game(session.game_id):
+            try:
+                await self.manager.cancel(session, texts.CANCEL_HOST_ALONE)
+            except Exception as exc:  # still paused: /cancel or /resume tries again
+                # Only the type: the message may quote a private action.
+                log.error(
+                    "game %d: its end could not be stored (%s)", session.game_id, type(exc).__name__
+                )
+                await _complete(interaction, texts.END_NOT_STORED)
+                return
+        await _complete(interaction, texts.END_STORED)
+        await _tell_channel(interaction, session.game_id, texts.END_STORED_TABLE)
 
     async def resume(self, interaction: discord.Interaction) -> None:
         """/resume: the host or Manage Server carries on the paused game of the channel."""
@@ -912,7 +940,7 @@ class DiscordGames:
         # reads the stored status and answers that the game was cancelled.
         table = Table(stranded.id, (), stranded.guild_id, stranded.channel_id)
         await self.frontend.close_stranded(table, shown)
-        await _tell_cancelled(interaction, stranded.id, notices.cancelled(texts.CANCEL_HOST_ALONE))
+        await _tell_channel(interaction, stranded.id, notices.cancelled(texts.CANCEL_HOST_ALONE))
 
     async def _stranded_no_more(self, game_id: int) -> str:
         """What a /cancel of a stranded game tells its host when the game was no longer
@@ -1082,17 +1110,17 @@ async def _complete(interaction: discord.Interaction, reply: str) -> None:
         await answer(interaction, reply, quiet=True)
 
 
-async def _tell_cancelled(interaction: discord.Interaction, game_id: int, notice: str) -> None:
-    """Tell the channel that its game was cancelled, after the fact: the game is over
-    whatever becomes of this notice, so it is best effort (the member was told already).
-    A public followup first; if it fails (the interaction expired, Discord failed), one
-    post to the channel as the bot."""
+async def _tell_channel(interaction: discord.Interaction, game_id: int, notice: str) -> None:
+    """Tell the channel how its game ended (cancelled, or its end stored at last), after
+    the fact: the game is over whatever becomes of this notice, so it is best effort (the
+    member was told already). A public followup first; if it fails (the interaction
+    expired, Discord failed), one post to the channel as the bot."""
     try:
         await interaction.followup.send(notice)
         return
     except SEND_FAULTS as exc:
         log.warning(
-            "game %d: the channel was not told it was cancelled by a followup (%s)",
+            "game %d: the channel was not told how it ended by a followup (%s)",
             game_id,
             fault_words(exc),
         )
@@ -1105,7 +1133,7 @@ async def _tell_cancelled(interaction: discord.Interaction, game_id: int, notice
         await channel.send(notice)
     except SEND_FAULTS as exc:
         log.warning(
-            "game %d: the channel was not told it was cancelled (%s)", game_id, fault_words(exc)
+            "game %d: the channel was not told how it ended (%s)", game_id, fault_words(exc)
         )
 
 

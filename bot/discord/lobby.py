@@ -143,6 +143,9 @@ class Lobby:
     seats: list[LobbySeat] = field(default_factory=list)
     message_id: int | None = None  # the lobby message carrying the buttons
     opened_at: float | None = None  # when it opened (None: stored by an older release)
+    # Its last activity (opening, a join, a leave, an AI added, a kick): a lobby is stale
+    # an hour after it (None: stored by a release that did not record it).
+    active_at: float | None = None
 
     # --- queries ---------------------------------------------------------------------
 
@@ -264,11 +267,6 @@ class Lobby:
         lobby_id = _required(row, "id", "the lobby")
         if not isinstance(lobby_id, str):
             raise UnreadableLobby("id: not text")
-        opened_at = row.get("opened_at")
-        if opened_at is not None and (
-            isinstance(opened_at, bool) or not isinstance(opened_at, int | float)
-        ):
-            raise UnreadableLobby("opened_at: not a number")
         return cls(
             id=lobby_id,
             guild_id=_number(row, "guild_id"),
@@ -277,7 +275,8 @@ class Lobby:
             options=LobbyOptions(**options),
             seats=[_seat(seat, index) for index, seat in enumerate(seats)],
             message_id=message_id,
-            opened_at=None if opened_at is None else float(opened_at),
+            opened_at=_time(row, "opened_at"),
+            active_at=_time(row, "active_at"),
         )
 
 
@@ -298,6 +297,16 @@ def _number(row: Mapping[str, Any], key: str) -> int:
     if not _is_int(value):
         raise UnreadableLobby(f"{key}: not a number")
     return int(value)
+
+
+def _time(row: Mapping[str, Any], key: str) -> float | None:
+    """An optional time (epoch seconds): missing from a row an older release stored."""
+    value = row.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise UnreadableLobby(f"{key}: not a number")
+    return float(value)
 
 
 def _seat(data: object, index: int) -> LobbySeat:

@@ -56,9 +56,11 @@ class GameLauncher(Protocol):
 Change = Callable[[Lobby], str]  # changes a lobby copy, returns the note for the member
 
 
-# A lobby nobody started within this long is over: its host has gone (left the server,
-# or forgot it), and only its host (or Manage Server) may start or cancel it. The next
-# /newgame or /demo in its channel closes it instead of being refused by it.
+# A lobby nobody touched for this long (no join, leave, AI added or kick since) is over:
+# its host has gone (left the server, or forgot it), and only its host (or Manage Server)
+# may start or cancel it. The next /newgame or /demo in its channel closes it instead of
+# being refused by it. Counted from its last activity, never from its opening: a table
+# still filling up after an hour is no abandoned one.
 LOBBY_STALE_S = 3600.0
 
 
@@ -71,17 +73,27 @@ class LobbyControl:
         self.book = book
         self.launcher = launcher
         self.clock = clock
+        # A lobby stored by an older release does not say when it was last touched (maybe
+        # just before this release started): it counts as touched at this start.
+        self.started_at = clock()
 
     async def current(self, interaction: discord.Interaction, channel_id: int) -> Lobby | None:
-        """The channel's open lobby, unless it is stale (`LOBBY_STALE_S`): that one is
-        closed, its message saying why, and None returned. The caller holds the lock."""
+        """The channel's open lobby, unless it is stale (`LOBBY_STALE_S` since its last
+        activity): that one is closed, its message saying why, and None returned. The
+        caller holds the lock."""
         lobby = await self.book.get(channel_id)
-        if lobby is None or lobby.opened_at is None:
-            return lobby  # (one stored by an older release has no age: never stale)
-        if self.clock() - lobby.opened_at < LOBBY_STALE_S:
+        if lobby is None:
+            return None
+        if lobby.active_at is not None:
+            active_at = lobby.active_at
+        elif lobby.opened_at is not None:  # an older release's: see `started_at`
+            active_at = max(lobby.opened_at, self.started_at)
+        else:
+            return lobby  # (one stored by a much older release has no age: never stale)
+        if self.clock() - active_at < LOBBY_STALE_S:
             return lobby
         await self.book.close(lobby)
-        log.info("lobby %s expired: nobody started it", lobby.id)
+        log.info("lobby %s expired: nobody touched it for an hour", lobby.id)
         closed = closed_embed(lobby, texts.LOBBY_EXPIRED)
         await self._edit_lobby_message(interaction, lobby, closed, None)
         return None
@@ -124,7 +136,8 @@ class LobbyControl:
                 channel_id=channel_id,
                 host_id=interaction.user.id,
                 options=options,
-                opened_at=self.clock(),
+                opened_at=(now := self.clock()),
+                active_at=now,
             )
             lobby.join(interaction.user.id, interaction.user.display_name)
             # Posted first, stored after: a lobby is never kept without its message (a
@@ -336,6 +349,7 @@ class LobbyControl:
                 await self.book.close(draft)
                 await self._show_closed(interaction, draft, texts.LOBBY_EMPTY_CLOSED, cid)
                 return
+            draft.active_at = self.clock()  # a change: the lobby is not stale (`current`)
             if cid is not None and draft.message_id is None:
                 # A lobby stored without its message (an older release): the clicked
                 # message carries its buttons, so it is the lobby message from now on.

@@ -12,7 +12,7 @@ LOBBY_OPENED = "Your table is open: the lobby is below."
 LOBBY_CANCEL_DONE = "Done: the lobby is closed."
 LOBBY_CANCELLED = "This lobby was cancelled by {by}."
 LOBBY_EMPTY_CLOSED = "Everyone left: this lobby is closed."
-LOBBY_EXPIRED = "Nobody started this lobby within an hour: it is closed. /newgame opens another."
+LOBBY_EXPIRED = "Nobody touched this lobby for an hour: it is closed. /newgame opens another."
 LOBBY_SEATS = "Seats ({count}/{max})"
 LOBBY_NOBODY = "Nobody yet."
 LOBBY_FILL_NOTE = "{count} AI player(s) will fill the empty seats at the start."
@@ -74,6 +74,10 @@ LOBBY_NOT_STORED_CLOSED = "This lobby could not be stored, so it is closed. Try 
 GAME_ALREADY_HERE = "A game is already running in this channel; /status shows it."
 GAME_JUST_ENDED = (
     "The last game here has just ended and its reveal is on its way: open the next one in a moment."
+)
+GAME_END_NOT_STORED = (
+    "The last game here is over, but its end could not be stored, so it is paused: its host "
+    "can type /cancel (or /resume) to store it, with its result; then a new game can open."
 )
 DEMO_COOLDOWN = "A demo was started here a moment ago; the next one can start {when}."
 DEMO_LIMIT = "{limit} demo games already run in this server; wait for one to end."
@@ -371,6 +375,15 @@ CANCEL_ONLY_PLAYERS = "Only the players of this game can agree to end it."
 CANCEL_RIGHTS = "Only the host of this game or a member with Manage Server can cancel it."
 CANCEL_HOST_ALONE = "the host ended it."
 CANCEL_FAILED = "The game could not be cancelled now (the database refused); try again later."
+END_STORED = (
+    "This game was won before it paused, so it is not cancelled: its end is stored now, with "
+    "its result, and the channel is free."
+)
+END_STORED_TABLE = "The game's end is stored, with its result: this channel is free for /newgame."
+END_NOT_STORED = (
+    "The game is over, but its end still could not be stored (the database refused): it stays "
+    "paused. Try /cancel or /resume again later."
+)
 CANCEL_RESUMED_MEANWHILE = (
     "The game was resumed just before your /cancel, so it goes on. /cancel again to end it."
 )

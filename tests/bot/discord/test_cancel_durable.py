@@ -569,9 +569,9 @@ async def test_a_host_alone_cancel_that_ends_the_game_with_a_fault_is_told_it_en
 async def test_a_cancelled_notice_whose_followup_faults_is_posted_to_the_channel(
     table: Harness, fault: BaseException
 ) -> None:
-    from bot.discord.games import _tell_cancelled
+    from bot.discord.games import _tell_channel
 
-    table.expect_warning("was not told it was cancelled by a followup")
+    table.expect_warning("was not told how it ended by a followup")
     sent: list[str] = []
 
     async def send(notice: str) -> None:
@@ -581,7 +581,7 @@ async def test_a_cancelled_notice_whose_followup_faults_is_posted_to_the_channel
     tells.client = SimpleNamespace(  # type: ignore[attr-defined]
         get_partial_messageable=lambda *_, **__: SimpleNamespace(send=send)
     )
-    await _tell_cancelled(cast(discord.Interaction, tells), 7, "ended")  # raises nothing
+    await _tell_channel(cast(discord.Interaction, tells), 7, "ended")  # raises nothing
     assert sent == ["ended"]
 
 
