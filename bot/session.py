@@ -611,6 +611,17 @@ class GameSession:
             self._post_notice(notices.stepped_away(self._label(seat)))
         return notices.AWAY
 
+    async def hand_over(self, user_id: int) -> bool:
+        """The host hands a missing member's seat to an AI until they say `/back`; False
+        if an AI plays it already."""
+        seat = self._member_seat(user_id)
+        async with self._lock:
+            if self._seats[seat].is_ai:
+                return False
+            await self._hand_over(seat, "host")
+            self._post_notice(notices.handed_over(self._label(seat)))
+        return True
+
     async def back(self, user_id: int) -> str:
         """Give the seat back to its member from their next decision; returns the reply."""
         seat = self._member_seat(user_id)

@@ -204,9 +204,14 @@ class GameCommands(commands.Cog):
 
     @app_commands.command(name="afk", description="Let an AI play your seat until you are back.")
     @app_commands.guild_only()
-    async def afk(self, interaction: discord.Interaction) -> None:
-        """Hand the seat to an AI."""
-        await self.bot.games.afk(interaction)
+    @app_commands.describe(
+        member="host or Manage Server: hand this player's seat to an AI (they /back)"
+    )
+    async def afk(
+        self, interaction: discord.Interaction, member: discord.User | None = None
+    ) -> None:
+        """Hand the seat to an AI (the member's own, or, for the host, a missing player's)."""
+        await self.bot.games.afk(interaction, member)
 
     @app_commands.command(name="back", description="Take your seat back from the AI.")
     @app_commands.guild_only()

@@ -64,8 +64,11 @@ class GameDesk(GameLauncher, Protocol):
         """Answer /ask: an AI seat's read of the table, in the channel."""
         ...
 
-    async def afk(self, interaction: discord.Interaction) -> None:
-        """Answer /afk: an AI plays the member's seat until /back."""
+    async def afk(
+        self, interaction: discord.Interaction, member: discord.User | None = None
+    ) -> None:
+        """Answer /afk: an AI plays the member's seat (or, asked by the host, `member`'s)
+        until /back."""
         ...
 
     async def back(self, interaction: discord.Interaction) -> None:

@@ -720,9 +720,33 @@ class DiscordGames:
         text = secrets_text(session.private_view(seat), [s.name for s in session.table.seats])
         await answer(interaction, text)
 
-    async def afk(self, interaction: discord.Interaction) -> None:
-        """/afk: an AI plays the member's seat until /back."""
-        await self._seat_command(interaction, "afk")
+    async def afk(
+        self, interaction: discord.Interaction, member: discord.User | None = None
+    ) -> None:
+        """/afk: an AI plays the member's seat until /back; with `member`, the host (or
+        Manage Server) hands a missing player's seat to an AI at once, rather than the
+        table waiting out their timers."""
+        if member is None or member.id == interaction.user.id:
+            await self._seat_command(interaction, "afk")
+            return
+        session = self._session_here(interaction)
+        if session is None:
+            await answer(interaction, texts.NO_GAME_HERE)
+            return
+        if not self._may_steer(interaction, self._meta_of(session.game_id).host_id):
+            await answer(interaction, texts.HAND_OVER_RIGHTS)
+            return
+        name = member.display_name
+        if session.table.seat_of(member.id) is None:
+            await answer(interaction, texts.HAND_OVER_NO_SEAT.format(name=name))
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            handed = await session.hand_over(member.id)
+            reply = (texts.HANDED_OVER if handed else texts.HAND_OVER_ALREADY).format(name=name)
+        except REFUSALS as exc:
+            reply = str(exc)
+        await _complete(interaction, reply)
 
     async def back(self, interaction: discord.Interaction) -> None:
         """/back: the member plays their own seat again."""

@@ -373,6 +373,13 @@ CANCEL_STALE = (
 )
 CANCEL_ONLY_PLAYERS = "Only the players of this game can agree to end it."
 CANCEL_RIGHTS = "Only the host of this game or a member with Manage Server can cancel it."
+HAND_OVER_RIGHTS = (
+    "Only the host of this game or a member with Manage Server can hand another player's seat "
+    "to an AI. /afk alone hands over your own."
+)
+HAND_OVER_NO_SEAT = "{name} has no seat in this game."
+HANDED_OVER = "An AI plays {name}'s seat now; they take it back with /back."
+HAND_OVER_ALREADY = "An AI already plays {name}'s seat."
 CANCEL_HOST_ALONE = "the host ended it."
 CANCEL_FAILED = "The game could not be cancelled now (the database refused); try again later."
 END_STORED = (

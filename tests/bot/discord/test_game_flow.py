@@ -374,6 +374,43 @@ async def test_an_away_member_agreeing_counts_toward_the_majority(table: Harness
     assert (await stored(table, game_id)).status == "cancelled", agreed.response
 
 
+async def test_a_host_hands_a_missing_members_seat_to_an_ai(table: Harness) -> None:
+    """A member gone (left the server, asleep) held the table up for every decision
+    until enough of their timers ran out. The host (or Manage Server) types
+    /afk member:@them: an AI plays the seat at once; the member takes it back with
+    /back. Nobody else may, and a member with no seat is named as such."""
+    alice, bob, carol = table.members[:3]
+    mallory = table.members[-1]
+    game_id = await start_game(table, [alice, bob, carol], players=5)
+    driver = Driver(table, [alice, bob, carol], seed=2)
+    await table.until(lambda: bool(driver.pending()))
+    session = table.bot.games.manager.get(game_id)
+    assert session is not None
+    seat = session.table.seat_of(bob.id)
+    assert seat is not None
+
+    refused = await carol.slash(table.channel, "afk", member=bob)  # not the host
+    assert told(refused) == texts.HAND_OVER_RIGHTS
+    assert not session.table.seats[seat].is_ai
+    nobody = await alice.slash(table.channel, "afk", member=mallory)
+    assert told(nobody) == texts.HAND_OVER_NO_SEAT.format(name=mallory.name)
+
+    handed = await alice.slash(table.channel, "afk", member=bob)
+    assert told(handed) == texts.HANDED_OVER.format(name=bob.name)
+    assert session.table.seats[seat].is_ai
+    await table.until(
+        lambda: any("host handed" in text(m) for m in table.channel_messages()),
+        what="the hand-over notice",
+    )
+    again = await alice.slash(table.channel, "afk", member=bob)
+    assert told(again) == texts.HAND_OVER_ALREADY.format(name=bob.name)
+    back = await bob.slash(table.channel, "back")
+    assert back.ephemeral
+    await table.until(lambda: not session.table.seats[seat].is_ai, what="bob's seat back")
+    own = await alice.slash(table.channel, "afk", member=alice)  # her own: as plain /afk
+    assert told(own) == notices.AWAY
+
+
 async def test_status_role_afk_and_back(table: Harness) -> None:
     alice, bob = table.members[:2]
     mallory = table.members[-1]
