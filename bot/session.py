@@ -873,8 +873,15 @@ class GameSession:
         """Ask for the current decision and wait until the game moves past it."""
         game, turn = self.game, self._turn
         clock = self._deadlines
+        async with self._lock:
+            # Under the lock: a /back (or /afk) storing its seat settles first, so a member
+            # back from it is asked with a timer, not reckoned an AI's and then prompted
+            # without one (which supervision withdrew at once).
+            nobody_asked = all(
+                self._seats[s].is_ai or self._standing_in(s) for s in game.awaiting()
+            )
         deadline = clock.next(self.options.timers.for_phase(game.phase))
-        if all(self._seats[s].is_ai or self._standing_in(s) for s in game.awaiting()):
+        if nobody_asked:
             deadline = None  # nobody is asked: no human's clock to run
         await clock.store(deadline)
         self._decision_deadline = deadline

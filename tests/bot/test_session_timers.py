@@ -638,3 +638,38 @@ async def test_a_running_vote_timer_is_not_cut_by_a_wall_clock_step_forward(
         assert set(session.game.votes) == {0}, session.game.votes
     finally:
         await manager.shutdown()
+
+
+async def test_back_during_its_write_as_the_seats_decision_starts_runs_its_timer(
+    session_store: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/back held the lock through its seat write while the game asked the seat's next
+    decision: it was reckoned an AI's (no timer), then the member, back, got a prompt
+    without a timer, which supervision withdrew at once ("nobody on the clock"). The
+    decision waits for the seat to settle: the member gets the prompt with its timer."""
+    timers = Timers(nominate=30, vote=30, policy=30, power=30, claim=5, max_expiries=2, grace=1)
+    options = SessionOptions(timers=timers, substitute="selfish", suspicion=False)
+    fake = FakeFrontend()
+    manager = SessionManager(session_store, fake)
+    session = await manager.create(members(5), seed=11, options=options, start=False)
+    president = session.game.president
+    await session.afk(100 + president)  # an AI plays the President's seat
+    stored = session_store.set_seat
+
+    async def slow_set_seat(*args: Any, **kwargs: Any) -> None:
+        await asyncio.sleep(0.3)  # a busy database
+        await stored(*args, **kwargs)
+
+    monkeypatch.setattr(session_store, "set_seat", slow_set_seat)
+    back = asyncio.create_task(session.back(100 + president))
+    await asyncio.sleep(0.05)  # /back holds the session lock, its write in flight
+    session.start()  # the first decision is the President's nomination
+    assert "Welcome back" in await back
+    try:
+        await until(lambda: bool(session.open_prompts(president)), 5)
+        await asyncio.sleep(0.2)
+        asked = fake.prompts(session.game_id, president)
+        assert asked and all(p.deadline is not None for p in asked), asked
+        assert not fake.of(session.game_id, "withdraw")
+    finally:
+        await manager.shutdown()
