@@ -152,7 +152,7 @@ async def test_a_stranded_game_cancelled_without_its_notice_is_told_cancelled(
     table = game_table
     alice = table.members[0]
     game_id, _, _, _ = await _stranded_by_a_restart(table, monkeypatch)
-    table.expect_warning("not told it was cancelled")
+    table.expect_warning("not told how it ended")
     # The public followup (POST /webhooks/<app>/<token>) fails once; the private reply
     # is an edit of the deferred one, which works (and so would a later followup).
     table.env.inject_error("POST", "/webhooks/*", status=status, code=code, times=1)
@@ -174,7 +174,7 @@ async def test_a_stranded_game_cancelled_where_nothing_can_be_posted_is_told_can
     table = game_table
     alice = table.members[0]
     game_id, _, _, _ = await _stranded_by_a_restart(table, monkeypatch)
-    table.expect_warning("not told it was cancelled")
+    table.expect_warning("not told how it ended")
     table.env.inject_error("POST", "/webhooks/*", status=503, times=1)
     table.env.inject_error("POST", f"/channels/{table.channel.id}/messages", status=503, times=1)
     cancelled = await alice.slash(table.channel, "cancel")
