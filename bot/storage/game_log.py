@@ -23,7 +23,6 @@ from .records import (
     _INT64,
     GameDamaged,
     GameEnded,
-    GameOfNewerRelease,
     GameScope,
     SeatChange,
     SeatRecord,
@@ -375,13 +374,10 @@ class GameLog:
 
         A game that does not read back is isolated: marked damaged with its reason (see
         `mark_damaged`), left out, and never returned again; the others come back. Each
-        one marked is added to `set_aside`, if given, so that its table can be told. One
-        that holds an action of a newer release (`GameOfNewerRelease`) is left out paused
-        instead, and comes back with a release that reads it.
+        one marked is added to `set_aside`, if given, so that its table can be told.
         """
         games: list[StoredGame] = []
         damaged: list[tuple[GameDamaged, Any, Any]] = []
-        newer: list[GameOfNewerRelease] = []
         now = self._clock()
         async with self._driver.read() as tx:
             rows = await tx.all(
@@ -393,16 +389,8 @@ class GameLog:
                     continue
                 try:
                     games.append(await _stored_game(tx, row, now))
-                except GameOfNewerRelease as exc:
-                    newer.append(exc)
                 except GameDamaged as exc:
                     damaged.append((exc, row["guild_id"], row["channel_id"]))
-        for waiting in newer:  # intact: paused until a release that reads it starts
-            log.error("game %d is left paused: %s", waiting.game_id, waiting.reason)
-            try:
-                await self._set_status(waiting.game_id, "paused", waiting.reason, _LIVE)
-            except StorageError as error:
-                log.error("game %d: could not be paused (%s)", waiting.game_id, error)
         for fault, guild_id, channel_id in damaged:
             try:
                 await self.mark_damaged(fault.game_id, fault.reason)

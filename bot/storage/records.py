@@ -24,7 +24,6 @@ from engine import (
     Variant,
     WinReason,
 )
-from engine import actions as engine_actions
 
 from ..errors import BotError, EndedElsewhere
 from ..ratings import Rating
@@ -105,12 +104,6 @@ class GameDamaged(StorageError):
         super().__init__(f"Game #{game_id} is damaged ({reason}); it is never resumed.")
         self.game_id = game_id
         self.reason = reason
-
-
-class GameOfNewerRelease(GameDamaged):
-    """A stored game holds an action of a type this release does not know, well formed:
-    a newer release wrote it (the host rolled back). Intact: it waits paused for a
-    release that reads it, never marked damaged."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,11 +312,7 @@ def read_back(
             where = f"action {len(actions)}"
             if seq != len(actions):
                 raise GameDamaged(game_id, f"action {len(actions)} is missing")
-            data = _loads(text)
-            kind = data.get("type") if isinstance(data, dict) else None
-            if isinstance(kind, str) and kind not in engine_actions.ACTION_TYPES:
-                raise GameOfNewerRelease(game_id, f"{where} is of a type a newer release wrote")
-            actions.append(Action.from_dict(data))
+            actions.append(Action.from_dict(_loads(text)))
         where = "seats"
         numbers = [r["seat"] for r in seat_rows]
         if numbers != list(range(players)):

@@ -28,7 +28,6 @@ from bot.storage import (
     GameDamaged,
     RatingRow,
     SeatRecord,
-    SetAside,
     ShownMessage,
     Storage,
     StorageError,
@@ -1438,40 +1437,3 @@ async def test_two_settings_changes_at_once_both_count(database: str) -> None:
         with pytest.raises(LobbyError):  # nor a first row for a server without one
             await a.merge_settings(8, {"fill": True}, refuse)
         assert await b.get_settings(8) == {}
-
-
-async def test_a_game_with_an_action_of_a_newer_release_is_paused_not_damaged(
-    storage: Storage, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A host who rolls a release back finds games whose log holds an action type the
-    older code does not know. Marked damaged, they were lost for good, though intact:
-    nothing resumes a damaged game. They wait paused, and come back with the release
-    that knows them; a row that does not read at all is still damaged."""
-    import engine.actions as actions_module
-
-    game = Game(5, seed=4)
-    seats = [SeatRecord(s, f"p{s}", 100 + s, None) for s in range(5)]
-    newer, garbled = [
-        await storage.create_game(
-            players=5, variant=game.variant, seed=4, seats=seats, options={}, guild_id=7
-        )
-        for _ in range(2)
-    ]
-    first = game.legal_actions(game.awaiting()[0])[0]
-    await storage.append_action(newer, 0, first)
-    async with storage.driver.write() as tx:
-        await tx.all(
-            "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 0, ?, 1)",
-            (garbled, json.dumps({"type": 5})),
-        )
-    known = dict(actions_module.ACTION_TYPES)
-    monkeypatch.delitem(actions_module.ACTION_TYPES, first.to_dict()["type"])  # the older code
-    set_aside: list[SetAside] = []
-    assert await storage.unfinished_games(set_aside=set_aside) == []
-    assert [s.game_id for s in set_aside] == [garbled]  # its table is told it is damaged
-    assert await storage.game_status(newer) == ("paused", True)
-    assert (await storage.game_status(garbled))[0] == "damaged"
-
-    monkeypatch.setattr(actions_module, "ACTION_TYPES", known)  # the release that knows it
-    [back] = await storage.unfinished_games()
-    assert (back.id, back.status, list(back.record.actions)) == (newer, "paused", [first])
