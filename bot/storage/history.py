@@ -15,7 +15,11 @@ MAX_FALLBACKS = 100_000  # more AI answers than any game has
 
 
 def _channel(value: object) -> int | None:
-    return None if value is None else int(str(value))
+    """A stored channel id; None (nobody's channel) if it does not read as one."""
+    try:
+        return None if value is None else int(str(value))
+    except ValueError:
+        return None
 
 
 class History:

@@ -174,8 +174,12 @@ async def _apply(tx: Tx, game_id: int, winner: Party, now: float) -> None:
         except ValueError:
             raise UnratableGame(game_id, f"seat {seat} has no role") from None
         if user_id is not None:
-            player = ratings.human_key(int(user_id))
-            names[player] = (int(user_id), str(dealt_name))
+            try:
+                member = int(user_id)
+            except (TypeError, ValueError):
+                raise UnratableGame(game_id, f"seat {seat}'s member does not read") from None
+            player = ratings.human_key(member)
+            names[player] = (member, str(dealt_name))
         else:
             spec = str(agent) if agent else "unknown"
             player = ratings.ai_key(spec)

@@ -1437,3 +1437,63 @@ async def test_two_settings_changes_at_once_both_count(database: str) -> None:
         with pytest.raises(LobbyError):  # nor a first row for a server without one
             await a.merge_settings(8, {"fill": True}, refuse)
         assert await b.get_settings(8) == {}
+
+
+async def test_an_unrated_game_whose_seat_does_not_read_is_left_unrated(
+    tmp_path: Path, open_storage: OpenStorage
+) -> None:
+    """A finished, unrated game whose dealt member id does not read: `Storage.open`
+    raised, and the bot, `shbot stats` and `shbot backup` could not start."""
+    path = tmp_path / "g.db"
+    storage = await open_storage(path)
+    game_id = await storage.create_game(
+        players=5,
+        variant=STANDARD,
+        seed=4,
+        seats=seats_for(5, {0: (1, "Ada")}),
+        options={},
+        guild_id=7,
+    )
+    await storage.finish_game(
+        game_id,
+        status="finished",
+        winner=Party.LIBERAL,
+        reason=WinReason.FIVE_LIBERAL,
+        roles=[L, F, L, H, L],
+    )
+    async with storage.driver.write() as tx:  # an older database: not rated yet, damaged
+        await tx.all("DELETE FROM rated_games")
+        await tx.all("DELETE FROM ratings")
+        await tx.all("UPDATE seats SET dealt_user_id = 'x' WHERE game_id = ?", (game_id,))
+    assert await storage.rate_unrated() == 0
+    assert await storage.rating_ladder() == []
+
+
+async def test_a_record_shown_here_skips_a_game_whose_channel_does_not_read(
+    tmp_path: Path, open_storage: OpenStorage
+) -> None:
+    """`player_stats(shown=)` read every game's channel id as a number: one that does
+    not read (SQLite keeps any value) made /stats and /profile fail for that player. It
+    is nobody's channel."""
+    storage = await open_storage(tmp_path / "g.db")
+    for channel in (70, 71):
+        game_id = await storage.create_game(
+            players=5,
+            variant=STANDARD,
+            seed=4,
+            seats=seats_for(5, {0: (1, "Ada")}),
+            options={},
+            guild_id=7,
+            channel_id=channel,
+        )
+        await storage.finish_game(
+            game_id,
+            status="finished",
+            winner=Party.LIBERAL,
+            reason=WinReason.FIVE_LIBERAL,
+            roles=[L, F, L, H, L],
+        )
+    async with storage.driver.write() as tx:
+        await tx.all("UPDATE games SET channel_id = 'general' WHERE channel_id = 71")
+    seen = await storage.player_stats(1, shown=lambda channel: channel == 70)
+    assert seen.games == 1 and [g.channel_id for g in seen.recent] == [70]
