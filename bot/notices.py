@@ -45,9 +45,9 @@ def stepped_away(label: str) -> str:
     return f"{label} stepped away: an AI plays for them until they are back."
 
 
-def handed_over(label: str) -> str:
-    """The host handed a missing member's seat to an AI."""
-    return f"The host handed {label}'s seat to an AI: it plays for them until they type /back."
+def handed_over(label: str, by: str) -> str:
+    """The host (or a moderator: `by`) handed a missing member's seat to an AI."""
+    return f"An AI plays for {label}, handed over by {by}, until they type /back."
 
 
 def came_back(label: str) -> str:

@@ -44,6 +44,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import enum
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
@@ -246,6 +247,14 @@ class _Resume:
     notes: dict[str, Any] = field(default_factory=dict)  # the front-end's (`GameSession.note`)
     stand_ins: set[int] = field(default_factory=set)  # timed-out seats an AI decides `turn` for
     left: float | None = None  # seconds left on `deadline`'s clock when it stopped (None: ran on)
+
+
+class HandOver(enum.Enum):
+    """What a host's hand-over of a member's seat did (`GameSession.hand_over`)."""
+
+    HANDED = "handed"
+    ALREADY = "already"  # an AI plays the seat already
+    PRESENT = "present"  # the member's time never ran out: they play on
 
 
 class GameSession:
@@ -611,16 +620,20 @@ class GameSession:
             self._post_notice(notices.stepped_away(self._label(seat)))
         return notices.AWAY
 
-    async def hand_over(self, user_id: int) -> bool:
-        """The host hands a missing member's seat to an AI until they say `/back`; False
-        if an AI plays it already."""
+    async def hand_over(self, user_id: int, by: str) -> HandOver:
+        """The host (`by` names them to the table) hands a missing member's seat to an AI
+        until they say `/back`: only once the member's time ran out (a player still
+        playing keeps their seat: the /cancel majority counts the members at the table,
+        and a host who could empty it would cancel alone)."""
         seat = self._member_seat(user_id)
         async with self._lock:
             if self._seats[seat].is_ai:
-                return False
+                return HandOver.ALREADY
+            if not self._expiries.get(seat):
+                return HandOver.PRESENT
             await self._hand_over(seat, "host")
-            self._post_notice(notices.handed_over(self._label(seat)))
-        return True
+            self._post_notice(notices.handed_over(self._label(seat), by))
+        return HandOver.HANDED
 
     async def back(self, user_id: int) -> str:
         """Give the seat back to its member from their next decision; returns the reply."""

@@ -30,7 +30,7 @@ from ..agent_port import AgentPort, ai_service
 from ..config import Config
 from ..manager import Member, SessionManager
 from ..ports import REFUSALS, DeliveryError, Frontend, Prompt, PromptKind, Table
-from ..session import GameSession, SessionOptions
+from ..session import GameSession, HandOver, SessionOptions
 from ..storage import GameDamaged, SetAside, StorageError, StoredGame
 from ..table_talk import TALK_WAIT_S, TalkUnavailable
 from ..timers import Timers
@@ -740,10 +740,12 @@ class DiscordGames:
         if session.table.seat_of(member.id) is None:
             await answer(interaction, texts.HAND_OVER_NO_SEAT.format(name=name))
             return
+        meta = self._meta_of(session.game_id)
+        by = "the host" if interaction.user.id == meta.host_id else "a moderator"
         await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            handed = await session.hand_over(member.id)
-            reply = (texts.HANDED_OVER if handed else texts.HAND_OVER_ALREADY).format(name=name)
+            done = await session.hand_over(member.id, by)
+            reply = _HAND_OVER_WORDS[done].format(name=name)
         except REFUSALS as exc:
             reply = str(exc)
         await _complete(interaction, reply)
@@ -1267,6 +1269,13 @@ def _member_id(value: Any) -> int:
     if not 0 < value < 2**63:
         raise ValueError("a member id out of range")
     return value
+
+
+_HAND_OVER_WORDS = {
+    HandOver.HANDED: texts.HANDED_OVER,
+    HandOver.ALREADY: texts.HAND_OVER_ALREADY,
+    HandOver.PRESENT: texts.HAND_OVER_PRESENT,
+}
 
 
 def _humans(session: GameSession) -> set[int]:

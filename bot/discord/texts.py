@@ -380,6 +380,10 @@ HAND_OVER_RIGHTS = (
 HAND_OVER_NO_SEAT = "{name} has no seat in this game."
 HANDED_OVER = "An AI plays {name}'s seat now; they take it back with /back."
 HAND_OVER_ALREADY = "An AI already plays {name}'s seat."
+HAND_OVER_PRESENT = (
+    "{name} is playing: a seat is handed to an AI only once its player's time ran out "
+    "(they can type /afk themselves)."
+)
 CANCEL_HOST_ALONE = "the host ended it."
 CANCEL_FAILED = "The game could not be cancelled now (the database refused); try again later."
 END_STORED = (

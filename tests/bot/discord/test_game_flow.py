@@ -374,41 +374,51 @@ async def test_an_away_member_agreeing_counts_toward_the_majority(table: Harness
     assert (await stored(table, game_id)).status == "cancelled", agreed.response
 
 
-async def test_a_host_hands_a_missing_members_seat_to_an_ai(table: Harness) -> None:
+async def test_a_host_hands_a_missing_members_seat_to_an_ai(tmp_path: Path) -> None:
     """A member gone (left the server, asleep) held the table up for every decision
-    until enough of their timers ran out. The host (or Manage Server) types
-    /afk member:@them: an AI plays the seat at once; the member takes it back with
-    /back. Nobody else may, and a member with no seat is named as such."""
-    alice, bob, carol = table.members[:3]
-    mallory = table.members[-1]
-    game_id = await start_game(table, [alice, bob, carol], players=5)
-    driver = Driver(table, [alice, bob, carol], seed=2)
-    await table.until(lambda: bool(driver.pending()))
-    session = table.bot.games.manager.get(game_id)
-    assert session is not None
-    seat = session.table.seat_of(bob.id)
-    assert seat is not None
+    until enough of their timers ran out. Once their time ran out, the host (or Manage
+    Server) types /afk member:@them: an AI plays the seat at once; the member takes it
+    back with /back. A player still playing is not handed over (the cancel majority
+    counts the members at the table: a host could otherwise empty it and cancel alone);
+    nobody but the host may; a member with no seat is named as such."""
+    config = replace(FAST, timers=Timers(turn_seconds=1, vote_seconds=1, afk_after=9))
+    async with open_table(tmp_path, config) as table:
+        alice, bob, carol = table.members[:3]
+        mallory = table.members[-1]
+        game_id = await start_game(table, [alice, bob, carol], players=5)
+        session = table.bot.games.manager.get(game_id)
+        assert session is not None
+        seat = session.table.seat_of(bob.id)
+        assert seat is not None
+        present = await alice.slash(table.channel, "afk", member=carol)
+        assert told(present) == texts.HAND_OVER_PRESENT.format(name=carol.name)
+        # Alice and Carol answer; Bob does not, and his time runs out.
+        driver = Driver(table, [alice, carol], seed=2)
+        await driver.play(
+            until=lambda: (
+                any("ran out of time" in text(m) for m in table.channel_messages())
+                and session.state()["expiries"].get(str(seat), 0) >= 1
+            )
+        )
 
-    refused = await carol.slash(table.channel, "afk", member=bob)  # not the host
-    assert told(refused) == texts.HAND_OVER_RIGHTS
-    assert not session.table.seats[seat].is_ai
-    nobody = await alice.slash(table.channel, "afk", member=mallory)
-    assert told(nobody) == texts.HAND_OVER_NO_SEAT.format(name=mallory.name)
+        refused = await carol.slash(table.channel, "afk", member=bob)  # not the host
+        assert told(refused) == texts.HAND_OVER_RIGHTS
+        assert not session.table.seats[seat].is_ai
+        nobody = await alice.slash(table.channel, "afk", member=mallory)
+        assert told(nobody) == texts.HAND_OVER_NO_SEAT.format(name=mallory.name)
 
-    handed = await alice.slash(table.channel, "afk", member=bob)
-    assert told(handed) == texts.HANDED_OVER.format(name=bob.name)
-    assert session.table.seats[seat].is_ai
-    await table.until(
-        lambda: any("host handed" in text(m) for m in table.channel_messages()),
-        what="the hand-over notice",
-    )
-    again = await alice.slash(table.channel, "afk", member=bob)
-    assert told(again) == texts.HAND_OVER_ALREADY.format(name=bob.name)
-    back = await bob.slash(table.channel, "back")
-    assert back.ephemeral
-    await table.until(lambda: not session.table.seats[seat].is_ai, what="bob's seat back")
-    own = await alice.slash(table.channel, "afk", member=alice)  # her own: as plain /afk
-    assert told(own) == notices.AWAY
+        handed = await alice.slash(table.channel, "afk", member=bob)
+        assert told(handed) == texts.HANDED_OVER.format(name=bob.name)
+        assert session.table.seats[seat].is_ai
+        await table.until(
+            lambda: any("handed over by the host" in text(m) for m in table.channel_messages()),
+            what="the hand-over notice",
+        )
+        again = await alice.slash(table.channel, "afk", member=bob)
+        assert told(again) == texts.HAND_OVER_ALREADY.format(name=bob.name)
+        back = await bob.slash(table.channel, "back")
+        assert back.ephemeral
+        await table.until(lambda: not session.table.seats[seat].is_ai, what="bob's seat back")
 
 
 async def test_status_role_afk_and_back(table: Harness) -> None:
