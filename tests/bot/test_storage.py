@@ -82,6 +82,33 @@ def seats_for(players: int, humans: dict[int, tuple[int, str]] | None = None) ->
     ]
 
 
+async def won_by_liberals(
+    store: Storage,
+    seats: list[SeatRecord],
+    *,
+    guild_id: int | None = 7,
+    channel_id: int | None = None,
+) -> int:
+    """A five-player game stored finished (Liberals win, roles L F L H L) unplayed."""
+    game_id = await store.create_game(
+        players=5,
+        variant=STANDARD,
+        seed=1,
+        seats=seats,
+        options={},
+        guild_id=guild_id,
+        channel_id=channel_id,
+    )
+    await store.finish_game(
+        game_id,
+        status="finished",
+        winner=Party.LIBERAL,
+        reason=WinReason.FIVE_LIBERAL,
+        roles=[L, F, L, H, L],
+    )
+    return game_id
+
+
 pytest_plugins = ["tests.bot.postgres_server"]
 
 # Both drivers run every test that takes `storage` or `database`; PostgreSQL's half is
@@ -1349,19 +1376,8 @@ async def test_a_game_played_outside_any_server_is_not_rated(database: str) -> N
     """A terminal game (`shbot play`, no server) moved the AI strengths every server's
     /leaderboard shows, and put its player (local id 1) on the ladder."""
     async with await Storage.open(database) as store:
-        roles = [L, F, L, H, L]
         for guild_id in (None, 4):
-            seats = seats_for(5, {0: (1, "You")})
-            game_id = await store.create_game(
-                players=5, variant=STANDARD, seed=1, seats=seats, options={}, guild_id=guild_id
-            )
-            await store.finish_game(
-                game_id,
-                status="finished",
-                winner=Party.LIBERAL,
-                reason=WinReason.FIVE_LIBERAL,
-                roles=roles,
-            )
+            await won_by_liberals(store, seats_for(5, {0: (1, "You")}), guild_id=guild_id)
             if guild_id is None:
                 assert await store.rating_ladder() == []
                 assert await store.rate_unrated() == 0  # not waiting to be rated either
@@ -1378,22 +1394,7 @@ async def test_a_damaged_rating_row_is_skipped_and_games_still_finish(
     player would have failed to store its end. The row is skipped, the game finishes
     unrated, and the rest of the ladder is as it was."""
     storage = await open_storage(tmp_path / "g.db")
-    roles = [L, F, L, H, L]
-
-    async def finish(seats: list[SeatRecord]) -> int:
-        game_id = await storage.create_game(
-            players=5, variant=STANDARD, seed=1, seats=seats, options={}, guild_id=3
-        )
-        await storage.finish_game(
-            game_id,
-            status="finished",
-            winner=Party.LIBERAL,
-            reason=WinReason.FIVE_LIBERAL,
-            roles=roles,
-        )
-        return game_id
-
-    await finish(seats_for(5, {0: (1, "Ada")}))  # Ada and the random AI rated
+    await won_by_liberals(storage, seats_for(5, {0: (1, "Ada")}))  # Ada, the random AI rated
     async with storage.driver.write() as tx:
         await tx.all(f"UPDATE ratings SET mu = {mu} WHERE player = ?", (ai_key("random"),))
     assert [r.player for r in await storage.rating_ladder()] == [human_key(1)]
@@ -1401,7 +1402,7 @@ async def test_a_damaged_rating_row_is_skipped_and_games_still_finish(
     row, _, _ = await storage.player_rating(human_key(1)) or pytest.fail("Ada is rated")
     assert row.games == 1
 
-    later = await finish(seats_for(5, {0: (2, "Boris")}))  # with the damaged AI row
+    later = await won_by_liberals(storage, seats_for(5, {0: (2, "Boris")}))  # the damaged AI
     assert (await storage.load_game(later)).status == "finished"
     assert await storage.player_rating(human_key(2)) is None  # left unrated, whole
     stats = await stats_text(storage, None)
@@ -1444,23 +1445,8 @@ async def test_an_unrated_game_whose_seat_does_not_read_is_left_unrated(
 ) -> None:
     """A finished, unrated game whose dealt member id does not read: `Storage.open`
     raised, and the bot, `shbot stats` and `shbot backup` could not start."""
-    path = tmp_path / "g.db"
-    storage = await open_storage(path)
-    game_id = await storage.create_game(
-        players=5,
-        variant=STANDARD,
-        seed=4,
-        seats=seats_for(5, {0: (1, "Ada")}),
-        options={},
-        guild_id=7,
-    )
-    await storage.finish_game(
-        game_id,
-        status="finished",
-        winner=Party.LIBERAL,
-        reason=WinReason.FIVE_LIBERAL,
-        roles=[L, F, L, H, L],
-    )
+    storage = await open_storage(tmp_path / "g.db")
+    game_id = await won_by_liberals(storage, seats_for(5, {0: (1, "Ada")}))
     async with storage.driver.write() as tx:  # an older database: not rated yet, damaged
         await tx.all("DELETE FROM rated_games")
         await tx.all("DELETE FROM ratings")
@@ -1477,22 +1463,7 @@ async def test_a_record_shown_here_skips_a_game_whose_channel_does_not_read(
     is nobody's channel."""
     storage = await open_storage(tmp_path / "g.db")
     for channel in (70, 71):
-        game_id = await storage.create_game(
-            players=5,
-            variant=STANDARD,
-            seed=4,
-            seats=seats_for(5, {0: (1, "Ada")}),
-            options={},
-            guild_id=7,
-            channel_id=channel,
-        )
-        await storage.finish_game(
-            game_id,
-            status="finished",
-            winner=Party.LIBERAL,
-            reason=WinReason.FIVE_LIBERAL,
-            roles=[L, F, L, H, L],
-        )
+        await won_by_liberals(storage, seats_for(5, {0: (1, "Ada")}), channel_id=channel)
     async with storage.driver.write() as tx:
         await tx.all("UPDATE games SET channel_id = 'general' WHERE channel_id = 71")
     seen = await storage.player_stats(1, shown=lambda channel: channel == 70)
