@@ -277,20 +277,34 @@ class SessionManager:
             log.error("game %d not stored as paused (%s)", stored.id, type(exc).__name__)
         self._stranded[stored.id] = replace(stored, status="paused", pause_reason=reason)
 
-    async def cancel_stranded(self, game_id: int) -> None:
-        """End a stranded game (`stranded_in`) without a winner, as a host's /cancel.
+    async def cancel_stranded(self, game_id: int) -> bool:
+        """End a stranded game (`stranded_in`) without a winner, as a host's /cancel; one
+        its record shows won (its end was never stored) is stored finished, with its
+        result, instead: a game with a winner is never cancelled. True for that one.
 
         Raises ValueError if the game is not stranded here (a /resume of it got there
-        first: it waits for one in flight), StorageError if it cannot be stored as
-        cancelled (it then stays stranded)."""
+        first: it waits for one in flight), StorageError if it cannot be stored (it then
+        stays stranded)."""
         async with self._resuming(game_id):
-            if game_id not in self._stranded:
+            stored = self._stranded.get(game_id)
+            if stored is None:
                 raise ValueError(f"Game #{game_id} is not stranded here.")
-            await self.store.finish_game(
-                game_id, status="cancelled", winner=None, reason=None, roles=None
-            )
+            game = _replayed(stored)
+            if game is not None and game.is_over:
+                await self.store.finish_game(
+                    game_id,
+                    status="finished",
+                    winner=game.winner,
+                    reason=game.win_reason,
+                    roles=game.roles,
+                )
+            else:
+                await self.store.finish_game(
+                    game_id, status="cancelled", winner=None, reason=None, roles=None
+                )
             del self._stranded[game_id]
-        log.info("game %d (stranded) cancelled", game_id)
+        log.info("game %d (stranded) ended by its host", game_id)
+        return game is not None and game.is_over
 
     async def _damaged(self, stored: StoredGame, reason: str) -> None:
         try:
@@ -698,3 +712,11 @@ def _live_other_count(folder: str, count: int | None, held: Mapping[str, object]
         finally:
             os.close(fd)  # closing drops the look's lock
     return None
+
+
+def _replayed(stored: StoredGame) -> Game | None:
+    """A stored game replayed, or None if its record does not replay."""
+    try:
+        return stored.record.replay()
+    except RecordError:
+        return None

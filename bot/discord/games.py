@@ -950,7 +950,7 @@ class DiscordGames:
         # What it showed before the restart, read first: the end drops the game's rows.
         shown = await self.frontend.shown_before(stranded.id)
         try:
-            await self.manager.cancel_stranded(stranded.id)
+            won = await self.manager.cancel_stranded(stranded.id)
         except ValueError:  # another /cancel or a /resume got there first (it waited)
             await _complete(interaction, await self._stranded_no_more(stranded.id))
             return
@@ -958,7 +958,7 @@ class DiscordGames:
             log.error("game %d could not be cancelled (%s)", stranded.id, type(exc).__name__)
             await interaction.edit_original_response(content=texts.CANCEL_FAILED)
             return
-        await _complete(interaction, texts.GAME_CANCELLED)
+        await _complete(interaction, texts.END_STORED if won else texts.GAME_CANCELLED)
         # Stored cancelled first, its buttons closed after. Closed first, a store that
         # then failed (the host told CANCEL_FAILED) or a crash would show the table a
         # game as cancelled, its decisions closed, that is still paused and resumable.
@@ -966,7 +966,8 @@ class DiscordGames:
         # reads the stored status and answers that the game was cancelled.
         table = Table(stranded.id, (), stranded.guild_id, stranded.channel_id)
         await self.frontend.close_stranded(table, shown)
-        await _tell_channel(interaction, stranded.id, notices.cancelled(texts.CANCEL_HOST_ALONE))
+        told = texts.END_STORED_TABLE if won else notices.cancelled(texts.CANCEL_HOST_ALONE)
+        await _tell_channel(interaction, stranded.id, told)
 
     async def _stranded_no_more(self, game_id: int) -> str:
         """What a /cancel of a stranded game tells its host when the game was no longer

@@ -153,3 +153,29 @@ async def test_on_discord_cancel_stores_the_end_and_says_so(
         assert texts.END_STORED_TABLE in after
         assert not any("cancelled" in t.lower() for t in after), after
         opened_lobby(await bob.slash(table.channel, "newgame"))  # the channel is free
+
+
+async def test_a_won_game_stranded_at_a_restart_keeps_its_result_when_cancelled(
+    session_store: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A won game whose end was not stored, stranded at the next start (its session
+    could not be rebuilt): its host's /cancel stored it cancelled, its result lost. It
+    is stored finished, with its winner, as any cancel of a won game."""
+    manager, session, _ = await won_unstored(session_store)
+    winner = session.game.winner
+    await manager.shutdown()
+
+    def broken(*args: Any, **kwargs: Any) -> GameSession:
+        raise RuntimeError("no session now")
+
+    restarted = SessionManager(session_store, FakeFrontend(answer=scripted))
+    monkeypatch.setattr(restarted, "resume", broken)
+    try:
+        assert await restarted.recover() == []
+        assert restarted.is_stranded(session.game_id)
+        assert await restarted.cancel_stranded(session.game_id)  # stored finished
+        stored = await session_store.load_game(session.game_id)
+        assert (stored.status, stored.winner) == ("finished", winner)
+        assert not restarted.is_stranded(session.game_id)
+    finally:
+        await restarted.shutdown()
