@@ -65,9 +65,14 @@ from engine import (
     VetoReply,
     Vote,
 )
+from engine.variants import HITLER_ZONE
 
 ORACLE = "oracle"
 KINDS = frozenset({"nominate", "vote", "policy", "execute", "special", "investigate"})
+# Parts of a kind, for `--perfect` only (not in the default): every ballot once three
+# Fascist policies are down (`zone_vote`), or only Nein to Hitler as chancellor there,
+# every other ballot the honest agent's (`hitler_vote`).
+PARTS = frozenset({"zone_vote", "hitler_vote"})
 
 
 def _kind(action: Action) -> str:
@@ -106,10 +111,18 @@ class OracleLiberal(AgentBase):
 
     def act(self, view: PlayerView) -> Action:
         """Perfect play for the kinds of decision in `perfect`; the honest agent's otherwise."""
-        if _kind(view.legal_actions[0]) in self.perfect:
+        first = view.legal_actions[0]
+        zone = isinstance(first, Vote) and view.fascist_policies >= HITLER_ZONE
+        if _kind(first) in self.perfect or (zone and "zone_vote" in self.perfect):
             self.honest.observe(view)  # keep its beliefs current
             return super().act(view)
+        if zone and "hitler_vote" in self.perfect and view.chancellor == self._hitler():
+            self.honest.observe(view)
+            return Vote(self.seat, False)
         return self.honest.act(view)
+
+    def _hitler(self) -> int:
+        return self.roles.index(Role.HITLER)
 
     def claim(self, view: PlayerView) -> Claim | None:
         """Claims are the honest agent's (the truth, for belief-ismcts)."""
@@ -240,8 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     perfect = frozenset(filter(None, args.perfect.split(",")))
-    if not perfect <= KINDS:
-        parser.error(f"--perfect takes some of {', '.join(sorted(KINDS))}")
+    if not perfect <= KINDS | PARTS:
+        parser.error(f"--perfect takes some of {', '.join(sorted(KINDS | PARTS))}")
     report = run(args.games, args.seed, args.players, args.iterations, args.workers, perfect)
     if args.json:
         print(json.dumps(report, indent=2))

@@ -6,12 +6,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agents.arena import plan_game, run_arena
 from agents.behaviour import FITTED_PATH
-from engine import Game, Role
+from engine import Game, Role, Vote
 
 from .scripts import BENCH, load_script
 
@@ -40,6 +41,34 @@ def test_liberal_bound_oracle_wins_more_as_a_liberal() -> None:
     rand = report["agents"]["random"]["liberal"]
     assert oracle["played"] > 10 and oracle["win_rate"] > rand["win_rate"]
     assert sum(report["endings"].values()) == 40
+
+
+def test_liberal_bound_hitler_vote_says_nein_only_to_hitler_in_the_zone() -> None:
+    """`--perfect hitler_vote`: in the Hitler zone, Nein to Hitler as chancellor; every
+    other ballot (and decision) is the honest agent's."""
+    from dataclasses import replace
+
+    from agents.random_agent import RandomAgent
+
+    bound = load_script("liberal_bound")
+    game = Game(7, seed=5)
+    roles = game.roles
+    hitler = roles.index(Role.HITLER)
+    liberal = next(s for s, r in enumerate(roles) if r is Role.LIBERAL and s != game.president)
+
+    class Ja(RandomAgent):
+        def act(self, view: Any) -> Any:
+            return Vote(self.seat, True)
+
+    oracle = bound.OracleLiberal(liberal, roles, Ja(liberal, 1), frozenset({"hitler_vote"}))
+    nominee = next(a for a in game.legal_actions(game.president) if a.chancellor == hitler)
+    game.apply(nominee)
+    view = game.view(liberal)
+    assert oracle.act(view) == Vote(liberal, True)  # not the zone: the honest ballot
+    zone = replace(view, fascist_policies=3)
+    assert oracle.act(zone) == Vote(liberal, False)  # Hitler, in the zone: Nein
+    other = replace(zone, chancellor=next(s for s in range(7) if s not in (hitler, liberal)))
+    assert oracle.act(other) == Vote(liberal, True)  # anyone else: the honest ballot
 
 
 def test_liberal_decisions_reads_the_arena_records(
