@@ -290,7 +290,8 @@ class SessionManager:
             if stored is None:
                 raise ValueError(f"Game #{game_id} is not stranded here.")
             game = _replayed(stored)
-            if game is not None and game.is_over:
+            won = game is not None and game.is_over
+            if game is not None and won:
                 await self.store.finish_game(
                     game_id,
                     status="finished",
@@ -304,7 +305,7 @@ class SessionManager:
                 )
             del self._stranded[game_id]
         log.info("game %d (stranded) ended by its host", game_id)
-        return game is not None and game.is_over
+        return won
 
     async def _damaged(self, stored: StoredGame, reason: str) -> None:
         try:
